@@ -1,0 +1,96 @@
+"""Fold identical incidents across ranks, then elect the root failure over its cascade.
+
+When one rank dies the others follow: NCCL watchdogs, SIGTERM notices, the launcher's
+ChildFailedError, teardown tracebacks. The root is the earliest real exception; an NCCL timeout or a
+killed worker is the answer only when no real exception explains the run.
+"""
+from __future__ import annotations
+
+import re
+
+from .model import Incident
+from .textnorm import canon
+
+MAX_INCIDENTS = 5000  # distinct incidents kept; beyond this only failures are added
+MAX_FOLDED_LINES = 8  # sample lines kept from the other occurrences of a folded incident
+
+# Exceptions and messages that follow another failure rather than cause one.
+CASCADE = re.compile(
+    r"ChildFailedError|SignalException|CalledProcessError|KeyboardInterrupt|BrokenPipeError"
+    r"|ConnectionResetError|Connection reset by peer|Connection closed by peer|RendezvousClosedError"
+    r"|DistNetworkError|DistStoreError|Received SIG(?:TERM|INT)|closing signal SIGTERM"
+    r"|exits with return code|returned non-zero exit status|process group has NOT been destroyed"
+    r"|Watchdog caught collective operation timeout|NCCL operations have failed or timed out"
+    r"|NCCL communicator was aborted|ProcessGroupNCCL"
+)
+
+# Lower is elected first.
+_CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "launcher": 5, "warning": 6}
+
+
+def fingerprint(inc: Incident) -> tuple:
+    frames = tuple(f"{f.basename}:{f.func}" for f in inc.frames[-3:])
+    if inc.kind == "metric":
+        return ("metric", canon(re.sub(r"[\d.eE+-]+", "", inc.first.text))[:80])
+    return (inc.kind, inc.exception, canon(inc.message)[:300], frames)
+
+
+class Collector:
+    """Receives incidents from the parser and folds duplicates as they arrive (bounded memory)."""
+
+    def __init__(self):
+        self._by_print: dict[tuple, Incident] = {}
+        self.order: list[Incident] = []
+        self.dropped = 0
+
+    def add(self, inc: Incident) -> None:
+        key = fingerprint(inc)
+        seen = self._by_print.get(key)
+        if seen is not None:
+            seen.count += 1
+            for r in inc.ranks:
+                if r not in seen.ranks:
+                    seen.ranks.append(r)
+            if len(seen.lines) < MAX_FOLDED_LINES and inc.kind in ("metric", "warning", "nccl", "signal"):
+                seen.lines.append(inc.first)
+            return
+        if len(self.order) >= MAX_INCIDENTS and inc.kind in ("warning", "metric", "launcher"):
+            self.dropped += 1
+            return
+        self._by_print[key] = inc
+        self.order.append(inc)
+
+
+def is_cascade(inc: Incident) -> bool:
+    if inc.kind in ("nccl", "launcher"):
+        return True
+    text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text]))
+    return bool(CASCADE.search(text))
+
+
+def elect(incidents: list[Incident]) -> list[Incident]:
+    """Order incidents root first; mark the root and the cascade."""
+    root_rank = next((i.root_rank for i in incidents if i.root_rank is not None), None)
+    for inc in incidents:
+        inc.cascade = is_cascade(inc)
+
+    def key(pair):
+        index, inc = pair
+        klass = _CLASS[inc.kind]
+        if klass == 0 and inc.cascade:
+            klass = 5
+        elif klass == 0 and inc.truncated:
+            klass = 1
+        named = 0 if root_rank is not None and _has_rank(inc, root_rank) else 1
+        return (klass, named, index)
+
+    ordered = [inc for _, inc in sorted(enumerate(incidents), key=key)]
+    for inc in ordered:
+        inc.root = False
+    if ordered and ordered[0].kind != "warning":
+        ordered[0].root = True
+    return ordered
+
+
+def _has_rank(inc: Incident, rank: str) -> bool:
+    return any(r == rank or r.endswith(f"/{rank}") for r in inc.ranks)

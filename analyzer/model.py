@@ -1,0 +1,96 @@
+"""The records the parser produces and the diagnosis is built from."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One normalized log line with where it came from (1-based line number in its file)."""
+
+    path: str
+    lineno: int
+    text: str
+    rank: str | None = None
+    host: str | None = None
+
+    @property
+    def stream(self) -> tuple[str, str | None, str | None]:
+        return (self.path, self.host, self.rank)
+
+    @property
+    def who(self) -> str | None:
+        """The rank label shown to users: ``3``, ``node-1``, ``node-1/3``."""
+        if self.host and self.rank is not None:
+            return f"{self.host}/{self.rank}"
+        return self.host or self.rank
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    file: str
+    lineno: int
+    func: str
+
+    @property
+    def basename(self) -> str:
+        return self.file.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+@dataclass(slots=True)
+class Exc:
+    """One exception of a (possibly chained) traceback."""
+
+    type: str | None  # None when the excerpt stops before the exception line
+    message: str
+    line: Line | None  # the `Type: message` line
+
+
+# Incident kinds. "traceback" and "error" are real failures; the others are evidence or cascade.
+KINDS = ("traceback", "error", "signal", "metric", "nccl", "launcher", "warning")
+
+
+@dataclass(slots=True)
+class Incident:
+    kind: str
+    lines: list[Line]  # every line of the record, in order (bounded by the parser)
+    frames: list[Frame] = field(default_factory=list)
+    chain: list[Exc] = field(default_factory=list)
+    ranks: list[str] = field(default_factory=list)
+    count: int = 1  # occurrences folded into this one
+    root_rank: str | None = None  # torchrun's "Root Cause (first observed failure)" rank
+    cascade: bool = False
+    root: bool = False
+
+    @property
+    def first(self) -> Line:
+        return self.lines[0]
+
+    @property
+    def last(self) -> Line:
+        return self.lines[-1]
+
+    @property
+    def headline(self) -> Exc | None:
+        """The exception a user would quote: the last complete one of the chain."""
+        for exc in reversed(self.chain):
+            if exc.type:
+                return exc
+        return self.chain[-1] if self.chain else None
+
+    @property
+    def exception(self) -> str | None:
+        h = self.headline
+        return h.type if h else None
+
+    @property
+    def message(self) -> str:
+        h = self.headline
+        if h is not None:
+            return h.message
+        return self.first.text.strip()
+
+    @property
+    def truncated(self) -> bool:
+        """A traceback whose excerpt ends before any exception line."""
+        return self.kind == "traceback" and not any(e.type for e in self.chain)

@@ -1,0 +1,81 @@
+"""The line shapes the parser recognises, in one place.
+
+Pattern-writing rules (STYLE.md point 5): anchor where the printer anchors, match stable text, never
+numbers or paths; a pattern that is not obvious says which program prints it.
+"""
+import re
+
+# ---- tracebacks ------------------------------------------------------------------------------
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
+FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$')
+# rich's traceback handler (ColossalAI, accelerate): "│ /path/x.py:251 in set_l2_norm   │"
+RICH_FRAME = re.compile(r"^[│|]\s*(?P<file>[^\s│|]+\.pyx?):(?P<line>\d+)\s+in\s*(?P<func>[^\s│|]*)")
+RICH_BOX = re.compile(r"^\s*[│╭╰|]")
+RICH_WRAPPED_FUNC = re.compile(r"^[│|]\s*([A-Za-z_<][\w<>]*)\s*[│|]\s*$")
+CHAIN = re.compile(
+    r"^\s*(?:During handling of the above exception, another exception occurred"
+    r"|The above exception was the direct cause of the following exception):?\s*$"
+)
+# "AssertionError: msg", "torch.OutOfMemoryError: msg", "KeyboardInterrupt"
+EXC_LINE = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?P<name>[A-Z]\w*))(?::[ ]?(?P<msg>.*))?$")
+EXC_SUFFIX = re.compile(r"(?:Error|Exception|Interrupt|Exit|Failure|Fault|Timeout|Iteration)$")
+# an exception printed by a logger, anywhere in the line: "[E ...] RuntimeError: msg"
+LOGGED_EXC = re.compile(
+    r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ ]?(?P<msg>\S.*))$"
+)
+
+# ---- where a message stops: the next record of another kind begins ----------------------------
+RECORD_START = re.compile(
+    r"^(?:\[?\d{4}-\d\d-\d\d[ T]"  # "2024-11-29 16:19:03 ..." / "[2024-..."
+    r"|\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"  # logging / LLaMA-Factory "[INFO|..."
+    r"|[IWEF]\d{4} \d\d:"  # glog: "E1122 10:00:00.123 ..."
+    r"|\s*\d+%\|"  # tqdm bar
+    r"|\{['\"]\w"  # a metrics dict
+    r")"
+)
+
+# ---- standalone lines that are incidents on their own ------------------------------------------
+# kind -> pattern searched in the cleaned line
+STANDALONE = [
+    # torch.distributed ProcessGroupNCCL watchdog and friends
+    ("nccl", re.compile(
+        r"Watchdog caught collective operation timeout|collective operation timeout"
+        r"|NCCL operations have failed or timed out|Some NCCL operations have failed"
+        r"|NCCL communicator was aborted|ProcessGroupNCCL's watchdog got stuck"
+        r"|\bnccl\w*Error\b|NCCL error"
+    )),
+    # a worker killed from outside: torchrun's "exitcode: -9", "Signal 9 (SIGKILL) received", OOM killer
+    ("signal", re.compile(
+        r"exitcode\s*:\s*-(?:9|6|11)\b|Signal \d+ \(SIG(?:KILL|SEGV|ABRT|BUS)\) received"
+        r"|\bKilled\s*$|killed by signal|Out of memory: Kill(?:ed)? process|exits with return code = -9"
+    )),
+    # launchers reporting that a child failed (cascade unless nothing else explains it)
+    ("launcher", re.compile(
+        r"Sending process \d+ closing signal SIG\w+|failed \(exitcode: -?\d+\) local_rank"
+        r"|exits with return code|returned non-zero exit status|Received SIG(?:TERM|INT) death signal"
+    )),
+    # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"
+    ("metric", re.compile(
+        r"""['"]?\b(?:train_|eval_)?(?:loss|grad_norm|lm_loss|total_loss)['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b""",
+    )),
+    ("error", re.compile(
+        r"^CUDA error: |CUDA out of memory|Assertion `.+` failed\.|^Segmentation fault|core dumped"
+    )),
+    ("warning", re.compile(
+        r"None of the inputs have requires_grad=True|\bOVERFLOW!|Gradient overflow\.\s+Skipping step"
+        r"|Attempted loss scale: \S+, reducing to|\b[A-Z]\w*Warning: "
+    )),
+]
+
+# torchrun's ChildFailedError block
+ROOT_CAUSE = re.compile(r"Root Cause \(first observed failure\)")
+BLOCK_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)")
+BLOCK_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)")
+
+# Raw trigger for the fast byte scan: a line matching none of these is never parsed unless it sits
+# inside an open traceback. Lower-cased words are matched case-sensitively as written in logs.
+TRIGGER = re.compile(
+    rb"Traceback \(most|File \"|Error|Exception|error:|Assertion|nan\b|NaN|inf\b|Infinity|Killed|SIG[A-Z]{3,4}"
+    rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
+    rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed"
+)

@@ -1,0 +1,162 @@
+"""Open log inputs as streams of byte chunks: files, directories, stdin, gzip; never all in memory.
+
+Bad input is reported, not raised from deep inside: `InputError` carries a one-line message for the
+user, and recoverable trouble (a truncated gzip, an over-long line) becomes a note on the result.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+CHUNK = 8 << 20  # bytes read at a time
+MAX_LINE = 64 << 10  # bytes kept of a line longer than a whole chunk
+SNIFF = 64 << 10
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class InputError(Exception):
+    """An input vlkb cannot read at all; the message is shown to the user as is."""
+
+
+@dataclass
+class Source:
+    label: str  # the path as the user gave it, or "<stdin>"
+    open: callable  # () -> BinaryIO
+
+
+@dataclass
+class ReadStats:
+    bytes: int = 0
+    lines: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def expand(inputs: list[str]) -> list[Source]:
+    """Paths, directories (walked, sorted, hidden entries skipped) and "-" for stdin."""
+    sources: list[Source] = []
+    for item in inputs:
+        if item == "-":
+            sources.append(Source("<stdin>", lambda: sys.stdin.buffer))
+            continue
+        path = Path(item)
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file()
+                           and not any(part.startswith(".") for part in p.relative_to(path).parts))
+            if not files:
+                raise InputError(f"{item}: directory holds no files")
+            sources.extend(Source(str(p), _opener(p)) for p in files)
+        elif path.exists():
+            if not os.access(path, os.R_OK):
+                raise InputError(f"{item}: permission denied")
+            sources.append(Source(item, _opener(path)))
+        else:
+            raise InputError(f"{item}: no such file")
+    return sources
+
+
+def _opener(path: Path):
+    return lambda: open(path, "rb")
+
+
+def chunks(source: Source, stats: ReadStats, in_directory: bool = False) -> Iterator[bytes]:
+    """Byte chunks that end at a newline (the last may not). Lines longer than a chunk are cut to
+    MAX_LINE bytes, so memory stays bounded whatever the input."""
+    try:
+        raw = source.open()
+    except OSError as err:
+        raise InputError(f"{source.label}: {err.strerror or err}") from None
+    try:
+        head = _read(raw, SNIFF, source)
+        stream: BinaryIO | None = None
+        if head.startswith(GZIP_MAGIC):
+            stream = gzip.GzipFile(fileobj=_Prepend(head, raw))
+            head = _read(stream, SNIFF, source)
+        reason = binary_reason(head)
+        if reason:
+            raise InputError(f"{source.label}: not a text log ({reason})")
+        if not head:
+            stats.notes.append(f"{source.label}: empty input")
+            return
+        yield from _split(head, stream or raw, source, stats)
+    finally:
+        if raw is not sys.stdin.buffer:
+            raw.close()
+
+
+def _split(head: bytes, stream: BinaryIO, source: Source, stats: ReadStats) -> Iterator[bytes]:
+    carry, skipping, block = b"", False, head
+    while block:
+        stats.bytes += len(block)
+        if skipping:  # discarding the tail of an over-long line
+            cut = block.find(b"\n")
+            if cut < 0:
+                block = _read(stream, CHUNK, source, stats)
+                continue
+            block, skipping = block[cut + 1:], False
+        data = carry + block if carry else block
+        cut = data.rfind(b"\n")
+        if cut >= 0:
+            yield data[: cut + 1]
+            carry = data[cut + 1:]
+        else:
+            carry = data
+        if len(carry) > CHUNK:
+            stats.notes.append(f"{source.label}: a line over {CHUNK >> 20} MiB was cut to {MAX_LINE >> 10} KiB")
+            yield carry[:MAX_LINE] + b"\n"
+            carry, skipping = b"", True
+        block = _read(stream, CHUNK, source, stats)
+    if carry and not skipping:
+        yield carry
+
+
+def _read(stream: BinaryIO, size: int, source: Source, stats: ReadStats | None = None) -> bytes:
+    try:
+        return stream.read(size)
+    except (EOFError, gzip.BadGzipFile, zlib.error) as err:
+        if stats is not None:
+            stats.notes.append(f"{source.label}: compressed stream is truncated or corrupt ({err}); "
+                               "diagnosed what was read before it")
+            return b""
+        raise InputError(f"{source.label}: corrupt gzip stream ({err})") from None
+    except OSError as err:
+        raise InputError(f"{source.label}: read failed ({err.strerror or err})") from None
+
+
+def binary_reason(head: bytes) -> str | None:
+    """Why the first bytes do not look like a text log, or None. NUL-padded logs (a crashed
+    writer leaves runs of NULs) still count as text when the rest is readable."""
+    if not head:
+        return None
+    sample = head.replace(b"\x00", b"")
+    if len(sample) < len(head) * 0.5:
+        return "mostly NUL bytes"
+    controls = sum(1 for b in sample if b < 9 or 13 < b < 27 or 27 < b < 32)
+    if controls > len(sample) * 0.1:
+        return f"{controls * 100 // max(len(sample), 1)}% binary control bytes"
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as err:
+        bad = sample[err.start:].decode("utf-8", "replace").count("\ufffd")
+        if bad > len(sample) * 0.3 and err.start < len(sample) - 4:
+            return "not UTF-8 text"
+    return None
+
+
+class _Prepend:
+    """A file-like object that replays bytes already read, then the rest of the stream."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head, self._rest = head, rest
+
+    def read(self, size: int = -1) -> bytes:
+        if self._head:
+            out, self._head = self._head[:size] if size >= 0 else self._head, \
+                self._head[size:] if size >= 0 else b""
+            return out
+        return self._rest.read(size)

@@ -1,0 +1,211 @@
+"""Fold lines into incidents: tracebacks (with chains and multi-line messages) and error lines.
+
+Each (file, host, rank) stream has its own state, so tracebacks of interleaved ranks are reassembled
+per rank. The parser only sees the lines the scanner hands it; `busy` tells the scanner to hand over
+every line because some stream is inside a record.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import patterns as P
+from .model import Exc, Frame, Incident, Line
+
+MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
+MAX_MESSAGE_LINES = 60
+CHAIN_GAP = 3  # lines allowed between a chain marker and the next "Traceback"
+
+
+@dataclass(slots=True)
+class _Open:
+    incident: Incident
+    state: str  # "frames" | "message" | "after" | "chain"
+    gap: int = 0
+    msg_lines: int = 0
+    in_box: bool = False  # inside a rich traceback box
+    pending_func: list = field(default_factory=list)
+
+
+def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
+    """(type, message) when `text` is a Python exception line."""
+    if not text or text[0].isspace():
+        return None
+    m = P.EXC_LINE.match(text.rstrip())
+    if not m:
+        return None
+    has_colon = m.group("msg") is not None
+    if strict and not has_colon:
+        return None
+    if not (has_colon or P.EXC_SUFFIX.search(m.group("name"))):
+        return None
+    if strict and not P.EXC_SUFFIX.search(m.group("name")):
+        return None
+    return m.group("type"), (m.group("msg") or "").strip()
+
+
+class RecordParser:
+    def __init__(self, emit: Callable[[Incident], None], signature: re.Pattern | None = None):
+        """`signature` finds lines that are failures by content alone (the KB's trigger phrases),
+        such as the second line of a wrapped message whose first line was cut off."""
+        self._emit = emit
+        self._signature = signature
+        self._open: dict[tuple, _Open] = {}
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._open)
+
+    # ---- entry points ----------------------------------------------------------------------
+    def feed(self, line: Line) -> None:
+        op = self._open.get(line.stream)
+        if op is not None and self._continue(op, line):
+            return
+        self._start(line)
+
+    def close(self) -> None:
+        for op in list(self._open.values()):
+            self._finish(op)
+        self._open.clear()
+
+    # ---- starting records ------------------------------------------------------------------
+    def _start(self, line: Line) -> None:
+        text = line.text
+        if P.TRACEBACK.search(text):
+            inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
+            self._open[line.stream] = _Open(inc, "frames", in_box=text.lstrip()[:1] in "╭│|")
+            return
+        if P.FRAME.match(text):  # frames whose "Traceback" header the excerpt or interleaving lost
+            inc = Incident(kind="traceback", lines=[], ranks=_ranks(line))
+            self._open[line.stream] = op = _Open(inc, "frames")
+            self._in_frames(op, line)
+            return
+        exc = _exception_line(text, strict=True)
+        if exc is None:
+            m = P.LOGGED_EXC.search(text)
+            if m:
+                exc = (m.group("type"), m.group("msg").strip())
+        if exc is not None:
+            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
+            self._open[line.stream] = _Open(inc, "message")
+            return
+        for kind, pattern in P.STANDALONE:
+            if pattern.search(text):
+                self._emit(Incident(kind=kind, lines=[line], ranks=_ranks(line)))
+                return
+        if self._signature is not None and self._signature.search(text):
+            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, text.strip(), line)])
+            self._open[line.stream] = _Open(inc, "message")
+
+    # ---- continuing records: return False when the line does not belong here -----------------
+    def _continue(self, op: _Open, line: Line) -> bool:
+        handler = {"frames": self._in_frames, "message": self._in_message,
+                   "after": self._after_message, "chain": self._in_chain}[op.state]
+        return handler(op, line)
+
+    def _in_frames(self, op: _Open, line: Line) -> bool:
+        text = line.text
+        inc = op.incident
+        if P.TRACEBACK.search(text) and inc.lines:
+            self._finish(op)  # a new traceback: the old one was cut off
+            return False
+        m = P.FRAME.match(text) or (op.in_box and P.RICH_FRAME.match(text))
+        if m:
+            inc.frames.append(Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip()))
+            self._add(op, line)
+            return True
+        if op.in_box and P.RICH_BOX.match(text):
+            m = P.RICH_WRAPPED_FUNC.match(text)
+            if m and inc.frames and not inc.frames[-1].func:  # "...x.py:258 in" then "│ func │"
+                f = inc.frames[-1]
+                inc.frames[-1] = Frame(f.file, f.lineno, m.group(1))
+            self._add(op, line)
+            return True
+        exc = _exception_line(text, strict=False)
+        if exc is not None:
+            inc.chain.append(Exc(exc[0], exc[1], line))
+            self._add(op, line)
+            op.state, op.msg_lines = "message", 0
+            return True
+        if text.strip() == "" and len(inc.lines) > 1 and not inc.frames:
+            self._finish(op)
+            return False
+        if P.RECORD_START.match(text) and inc.frames:
+            self._finish(op)  # the excerpt or the process stopped mid-traceback
+            return False
+        self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
+        return True
+
+    def _in_message(self, op: _Open, line: Line) -> bool:
+        text = line.text
+        if text.strip() == "":
+            op.state, op.gap = "after", 0
+            return True
+        if P.TRACEBACK.search(text) or P.RECORD_START.match(text) or op.msg_lines >= MAX_MESSAGE_LINES:
+            self._finish(op)
+            return False
+        if P.CHAIN.match(text):
+            op.state, op.gap = "chain", 0
+            self._add(op, line)
+            return True
+        exc = op.incident.chain[-1]
+        exc.message = f"{exc.message}\n{text.strip()}" if exc.message else text.strip()
+        op.msg_lines += 1
+        self._add(op, line)
+        return True
+
+    def _after_message(self, op: _Open, line: Line) -> bool:
+        """After a blank line: a chain marker continues the incident, anything else ends it."""
+        if P.CHAIN.match(line.text):
+            op.state, op.gap = "chain", 0
+            self._add(op, line)
+            return True
+        if line.text.strip() == "" and op.gap < 1:
+            op.gap += 1
+            return True
+        self._finish(op)
+        return False
+
+    def _in_chain(self, op: _Open, line: Line) -> bool:
+        if P.TRACEBACK.search(line.text):
+            op.state = "frames"
+            op.in_box = line.text.lstrip()[:1] in "╭│|"
+            self._add(op, line)
+            return True
+        if line.text.strip() == "" and op.gap < CHAIN_GAP:
+            op.gap += 1
+            return True
+        self._finish(op)
+        return False
+
+    # ---- helpers -------------------------------------------------------------------------------
+    def _add(self, op: _Open, line: Line) -> None:
+        lines = op.incident.lines
+        if len(lines) < MAX_RECORD_LINES or op.state != "frames":
+            lines.append(line)
+
+    def _finish(self, op: _Open) -> None:
+        inc = op.incident
+        self._open.pop(inc.first.stream, None)
+        if inc.kind == "traceback" and not inc.frames and not inc.chain:
+            return  # a lone "Traceback (most recent call last):" carries nothing
+        _read_root_cause(inc)
+        self._emit(inc)
+
+
+def _ranks(line: Line) -> list[str]:
+    return [line.who] if line.who is not None else []
+
+
+def _read_root_cause(inc: Incident) -> None:
+    """torchrun's ChildFailedError names the rank that failed first, and how it died."""
+    in_root = False
+    for line in inc.lines:
+        if P.ROOT_CAUSE.search(line.text):
+            in_root = True
+        elif in_root:
+            m = P.BLOCK_RANK.match(line.text)
+            if m:
+                inc.root_rank = m.group(1)
+                return

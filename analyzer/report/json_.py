@@ -1,0 +1,67 @@
+"""The JSON contract `vlkb.diagnosis/1`: stable; CI and later features build on it."""
+from __future__ import annotations
+
+import json
+
+from ..diagnose import Diagnosis
+from ..match import Scored
+from ..model import Incident, Line
+
+SCHEMA = "vlkb.diagnosis/1"
+
+
+def line_dict(line: Line) -> dict:
+    return {"path": line.path, "line": line.lineno, "text": line.text, "rank": line.who}
+
+
+def incident_dict(inc: Incident) -> dict:
+    return {
+        "kind": inc.kind,
+        "exception": inc.exception,
+        "message": inc.message,
+        "path": inc.first.path,
+        "line_start": inc.first.lineno,
+        "line_end": max(l.lineno for l in inc.lines if l.path == inc.first.path),
+        "ranks": inc.ranks,
+        "count": inc.count,
+        "root": inc.root,
+        "cascade": inc.cascade,
+        "truncated": inc.truncated,
+        "frames": [{"file": f.file, "line": f.lineno, "func": f.func} for f in inc.frames[-12:]],
+    }
+
+
+def match_dict(s: Scored) -> dict:
+    e = s.entry
+    return {
+        "entry": e.id,
+        "family": e.family,
+        "title": e.title,
+        "confidence": s.confidence,
+        "incident": incident_dict(s.incident),
+        "evidence": [line_dict(l) for l in s.evidence],
+        "root_cause": e.root_cause,
+        "fix": e.fix,
+        "sources": [src["url"] for src in e.sources],
+        "signals": [{"name": g.name, "score": g.score, "detail": g.detail,
+                     "lines": [l.lineno for l in g.lines]} for g in s.signals],
+    }
+
+
+def to_dict(d: Diagnosis) -> dict:
+    return {
+        "schema": SCHEMA,
+        "verdict": d.verdict,
+        "threshold": d.threshold,
+        "inputs": d.inputs,
+        "matches": [match_dict(s) for s in d.matches],
+        "incidents": [incident_dict(i) for i in d.incidents[:50]],
+        "incidents_total": len(d.incidents),
+        "facts": [line_dict(l) for l in d.facts[:50]],
+        "stats": {"bytes": d.stats.bytes, "lines": d.stats.lines},
+        "notes": d.stats.notes,
+    }
+
+
+def render(d: Diagnosis) -> str:
+    return json.dumps(to_dict(d), indent=2, ensure_ascii=False)

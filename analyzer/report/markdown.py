@@ -1,0 +1,62 @@
+"""Markdown for a CI triage comment. Log text is untrusted: it goes into fences longer than any
+backtick run it holds, and inline text is escaped (HTML, Markdown, @-mentions)."""
+from __future__ import annotations
+
+import re
+
+from ..diagnose import Diagnosis
+from ..model import Line
+
+MARKER = "<!-- vlkb-triage -->"
+MAX_BYTES = 60_000
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+
+
+def inline(text: str) -> str:
+    """Text safe in a Markdown paragraph: no HTML, no formatting, no pings."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return text.replace("@", "@\u200b")
+
+
+def fenced(lines: list[str]) -> str:
+    body = "\n".join(lines)
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{body}\n{fence}"
+
+
+def _evidence(lines: list[Line]) -> list[str]:
+    return [f"{l.path}:{l.lineno}: {l.text}"[:500] for l in lines]
+
+
+def render(d: Diagnosis) -> str:
+    out = [MARKER]
+    if d.verdict == "known":
+        s = d.matches[0]
+        e = s.entry
+        out += [f"### vlkb: {inline(e.title)} (`{e.id}`, confidence {s.confidence:.2f})", "",
+                "**Root cause.** " + e.root_cause, "", "**Fix.**", "", e.fix, "",
+                "**Evidence**", "", fenced(_evidence(s.evidence[:10])), "",
+                "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]
+    elif d.verdict == "unknown":
+        root = d.root
+        out += ["### vlkb: unknown failure", "",
+                f"No KB entry explains this failure above the threshold ({d.threshold:.2f})."]
+        if d.matches:
+            out.append("Nearest: " + ", ".join(f"`{s.entry.id}` ({s.confidence:.2f})" for s in d.matches))
+        if root is not None:
+            out += ["", "**Root incident**", "", fenced(_evidence(root.lines[:30]))]
+    else:
+        out += ["### vlkb: no failure found in the log"]
+    others = [i for i in d.incidents if not i.root][:20]
+    if others:
+        rows = [f"- {i.kind}{' (cascade)' if i.cascade else ''} at {inline(i.first.path)}:{i.first.lineno}: "
+                f"{inline((i.exception + ': ' if i.exception else '') + i.message.splitlines()[0][:200] if i.message else '')}"
+                for i in others]
+        out += ["", f"<details><summary>Other incidents ({len(d.incidents) - 1})</summary>", "", *rows, "",
+                "</details>"]
+    text = "\n".join(out) + "\n"
+    if len(text.encode()) > MAX_BYTES:
+        text = text.encode()[:MAX_BYTES].decode("utf-8", "ignore") + "\n\n_(trimmed to stay under 64 KB)_\n"
+    return text

@@ -1,0 +1,92 @@
+"""The terminal report. Log text goes into rich `Text` objects, never markup strings, so a log line
+holding `[bold]` or `[/]` prints literally; escape sequences were already stripped by the parser.
+Rich honours NO_COLOR and drops styles when stdout is not a terminal."""
+from __future__ import annotations
+
+import io
+import os
+import textwrap
+
+from rich.console import Console
+from rich.text import Text
+
+from ..diagnose import Diagnosis
+from ..match import Scored
+from ..model import Incident
+
+MAX_EVIDENCE = 8
+MAX_OTHER = 8
+
+
+def _where(inc: Incident) -> str:
+    ranks = f" rank {','.join(inc.ranks[:8])}{'...' if len(inc.ranks) > 8 else ''}" if inc.ranks else ""
+    times = f" (x{inc.count})" if inc.count > 1 else ""
+    return f"{inc.first.path}:{inc.first.lineno}{ranks}{times}"
+
+
+def _summary(inc: Incident) -> str:
+    if inc.truncated:
+        last = inc.frames[-1] if inc.frames else None
+        return f"traceback cut before its exception (last frame {last.basename}:{last.func})" if last else "traceback"
+    head = inc.message.splitlines()[0] if inc.message else inc.first.text
+    return f"{inc.exception}: {head}" if inc.exception else head
+
+
+def _block(console: Console, title: str, body: str, style: str = "bold") -> None:
+    console.print(Text(title, style=style))
+    for para in body.strip().splitlines():
+        console.print(Text("  " + para))
+
+
+def _match(console: Console, s: Scored, width: int) -> None:
+    e = s.entry
+    console.print(Text.assemble(("Root cause: ", "bold"), (e.title, "bold green"),
+                                (f"  [{e.id}, confidence {s.confidence:.2f}]", "dim")))
+    signals = ", ".join(f"{g.name} {g.score:.2f}" for g in s.signals)
+    console.print(Text(f"  signals: {signals}", style="dim"))
+    console.print()
+    _block(console, "Why", e.root_cause)
+    console.print()
+    _block(console, "Fix", e.fix)
+    console.print()
+    console.print(Text("Evidence", style="bold"))
+    for line in s.evidence[:MAX_EVIDENCE]:
+        rank = f" [rank {line.who}]" if line.who else ""
+        text = textwrap.shorten(line.text.strip(), width=max(40, width - 20), placeholder=" ...")
+        console.print(Text.assemble((f"  {line.path}:{line.lineno}{rank}  ", "cyan"), text))
+    console.print(Text("Sources: " + "  ".join(src["url"] for src in e.sources), style="dim"))
+
+
+def render(d: Diagnosis, color: bool | None = None) -> str:
+    buf = io.StringIO()
+    width = int(os.environ.get("COLUMNS", "100"))
+    console = Console(file=buf, width=width, force_terminal=bool(color), no_color=not color,
+                      highlight=False, soft_wrap=True)
+    root = d.root
+    if d.verdict == "clean":
+        console.print(Text("No failure found in the log.", style="bold green"))
+    elif root is not None:
+        console.print(Text.assemble(("Failure: ", "bold red"), _summary(root)))
+        console.print(Text(f"  at {_where(root)}", style="dim"))
+        console.print()
+    if d.verdict == "known":
+        _match(console, d.matches[0], width)
+    elif d.verdict == "unknown":
+        console.print(Text("Unknown failure: no KB entry explains it with enough confidence "
+                           f"(threshold {d.threshold:.2f}).", style="bold yellow"))
+        for s in d.matches:
+            console.print(Text(f"  nearest: {s.entry.id} (confidence {s.confidence:.2f})", style="dim"))
+        if root is not None:
+            console.print(Text("Root incident", style="bold"))
+            for line in root.lines[:12]:
+                console.print(Text(f"  {line.lineno}: {line.text}"))
+    others = [i for i in d.incidents if i is not root][:MAX_OTHER]
+    if others:
+        console.print()
+        console.print(Text(f"Other incidents ({len(d.incidents) - 1})", style="bold"))
+        for inc in others:
+            tag = "cascade" if inc.cascade else inc.kind
+            console.print(Text(f"  [{tag}] {_where(inc)}  {textwrap.shorten(_summary(inc), 90)}"))
+    for note in d.stats.notes:
+        console.print(Text(f"note: {note}", style="dim"))
+    return buf.getvalue()

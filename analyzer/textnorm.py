@@ -1,0 +1,100 @@
+"""Turn one raw log line into clean text plus the rank that printed it.
+
+Launchers decorate every line differently; the parser wants the text the Python process wrote.
+Order matters: strip terminal noise (ANSI, carriage-return redraws), then the CI timestamp, then the
+rank prefixes, which may nest (``node-1: [rank3]: ...`` from pdsh around torchrun).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# C0 controls other than tab; log text is untrusted and must not reach a terminal raw.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# GitHub Actions prefixes every line with an ISO timestamp in UTC.
+_GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) ")
+
+# Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
+#   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"
+_RANK_TORCHRUN = re.compile(r"\[(?:rank|default)(\d+)\]:[ ]?")
+#   mpirun --tag-output: "[1,3]<stderr>:" (job, rank)
+_RANK_MPI = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
+#   srun --label: "3: " (right-aligned with spaces for wide jobs)
+_RANK_SRUN = re.compile(r"^ {0,3}(\d{1,4}): ")
+#   pdsh (DeepSpeed multi-node launcher): "node-1: ", "worker-0: ", "10.0.0.2: ", "localhost: ".
+#   A host name carries a digit or is localhost; exception names ("RuntimeError: ") never do.
+_HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*\d[\w.-]*): ")
+_NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|Step|Epoch)", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class CleanLine:
+    text: str
+    rank: str | None = None
+    host: str | None = None
+    timestamp: str | None = None
+
+
+def strip_terminal(text: str) -> str:
+    """Remove ANSI sequences and control characters; keep only the last redraw of a \\r line."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        parts = [p for p in text.split("\r") if p.strip()]
+        text = parts[-1] if parts else ""
+    return _CONTROL.sub("", text)
+
+
+def split_glued(text: str) -> tuple[str, str]:
+    """A tqdm bar redrawn without a newline glues the next rank's line onto it:
+    ``  0%|    | 0/930 [00:00<?, ?it/s][rank2]: Traceback ...``. Return (noise, line)."""
+    m = _RANK_TORCHRUN.search(text)
+    if m and m.start() > 0:
+        return text[: m.start()], text[m.start():]
+    return "", text
+
+
+def clean(raw: str) -> CleanLine:
+    """Normalize one decoded line (without its newline)."""
+    text = strip_terminal(raw.rstrip("\r\n"))
+    ts = None
+    m = _GHA_TS.match(text)
+    if m:
+        ts, text = m.group(1), text[m.end():]
+    host = rank = None
+    for _ in range(3):  # prefixes nest at most this deep in practice
+        m = _RANK_TORCHRUN.match(text) or _RANK_MPI.match(text)
+        if m:
+            rank, text = m.group(1), text[m.end():]
+            continue
+        if rank is None:
+            m = _RANK_SRUN.match(text)
+            if m:
+                rank, text = m.group(1), text[m.end():]
+                continue
+        if host is None:
+            m = _HOST_PDSH.match(text)
+            if m and not _NOT_HOSTS.search(m.group(1)):
+                host, text = m.group(1), text[m.end():]
+                continue
+        break
+    return CleanLine(text=text, rank=rank, host=host, timestamp=ts)
+
+
+# ---- canonical text for fuzzy and TF-IDF comparison ------------------------------------------
+_CANON_SUBS = [
+    (re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.+@~-]+){2,}[\\/]?"), " PATH "),  # paths, both slashes
+    (re.compile(r"0x[0-9a-fA-F]+"), " HEX "),
+    (re.compile(r"\b[\w]+(?:\.[\w]+){3,}\b"), " DOTTED "),  # parameter names: a.b.c.d.weight
+    (re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"), " "),  # numbers vanish
+    (re.compile(r"\s+"), " "),
+]
+
+
+def canon(text: str) -> str:
+    """Numbers, hex, paths and dotted parameter names removed, whitespace collapsed, lower case."""
+    for pattern, repl in _CANON_SUBS:
+        text = pattern.sub(repl, text)
+    return text.strip().lower()

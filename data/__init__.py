@@ -1,0 +1,1 @@
+"""Sample logs shipped with vlkb."""

@@ -1,0 +1,114 @@
+"""Build the persisted KB index: TF-IDF fitted by scikit-learn, and the confidence calibration.
+
+Run after changing an entry or a fixture (`vlkb kb build`); a test fails while the shipped index is
+stale. This is the only place that imports scikit-learn.
+
+Calibration: every fixture is diagnosed with the fresh TF-IDF; each (root incident, entry) pair
+gives the five signal scores and a label (1 when the fixture is a positive of that entry). A
+logistic regression on those rows turns signals into a probability. The threshold is the midpoint of
+the widest gap between the confidences of right and wrong top candidates: the fixtures' unknowns
+and negatives must stay below it, their positives above it.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from vlkb.analyzer import tfidf
+from vlkb.analyzer.diagnose import Engine
+from vlkb.analyzer.match import FEATURES, Calibration
+
+from . import fixtures as fx
+from .loader import fingerprint, index_path, load
+
+NEUTRAL = Calibration([0.0] * len(FEATURES), 0.0, 0.5)
+
+
+def fit_tfidf(entries: list) -> tuple[dict, dict]:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vec = TfidfVectorizer(**tfidf.SKLEARN_ARGS)
+    matrix = vec.fit_transform([e.document() for e in entries])
+    terms = vec.get_feature_names_out()
+    idf = {t: float(w) for t, w in zip(terms, vec.idf_)}
+    vectors = {}
+    for i, e in enumerate(entries):
+        row = matrix.getrow(i)
+        vectors[e.id] = {terms[j]: float(v) for j, v in zip(row.indices, row.data)}
+    return idf, vectors
+
+
+def fixture_rows(engine: Engine, fixtures: list) -> list[tuple[fx.Fixture, object, list[float], int]]:
+    """(fixture, entry id, features, label) for each fixture's root incident against each entry."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in fixtures:
+            path = Path(tmp) / f.name
+            path.write_text(f.text, encoding="utf-8")
+            diag = engine.diagnose([str(path)], top=len(engine.entries))
+            scored = {s.entry.id: s.features for s in diag.matches}
+            for e in engine.entries:
+                # a negative says nothing about other entries: it may be another entry's positive
+                if f.kind == "neg" and e.id != f.entry:
+                    continue
+                label = int(f.kind == "pos" and e.id == f.entry)
+                rows.append((f, e.id, scored.get(e.id, [0.0] * len(FEATURES)), label))
+    return rows
+
+
+def fit_calibration(rows) -> tuple[list[float], float]:
+    from sklearn.linear_model import LogisticRegression
+
+    X = [r[2] for r in rows]
+    y = [r[3] for r in rows]
+    model = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000)
+    model.fit(X, y)
+    # every signal is evidence for the entry: a fitted negative weight (too few fixtures carry that
+    # signal) is clamped to 0 rather than let supporting evidence lower the confidence
+    coef = [max(0.0, round(float(c), 4)) for c in model.coef_[0]]
+    return coef, round(float(model.intercept_[0]), 4)
+
+
+def choose_threshold(cal: Calibration, rows) -> tuple[float, list[str]]:
+    """Midpoint of the widest gap between wrong (below) and right (above) top-candidate confidences."""
+    right, wrong = [], []
+    for f, entry, feats, label in rows:
+        conf = cal.confidence(feats)
+        (right if label else wrong).append(conf)
+    lo, hi = max(wrong, default=0.0), min(right, default=1.0)
+    report = [f"positives: min confidence {hi:.3f} over {len(right)} pairs",
+              f"negatives/unknowns/other entries: max confidence {lo:.3f} over {len(wrong)} pairs"]
+    if lo < hi:
+        threshold = round((lo + hi) / 2, 3)
+    else:  # overlap: keep the wrong ones out, accept losing the weakest positives
+        threshold = round(min(0.95, lo + 0.01), 3)
+        report.append("overlap between right and wrong pairs: threshold set above the highest wrong one")
+    for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, threshold):
+        tp = sum(c >= t for c in right)
+        fp = sum(c >= t for c in wrong)
+        report.append(f"  threshold {t:.3f}: positives above {tp}/{len(right)}, wrong pairs above {fp}/{len(wrong)}")
+    return threshold, report
+
+
+def build(out: Path | None = None) -> list[str]:
+    entries = load()
+    idf, vectors = fit_tfidf(entries)
+    fixtures = fx.discover(entries)
+    rows = fixture_rows(Engine(entries, idf, vectors, NEUTRAL), fixtures)
+    coef, intercept = fit_calibration(rows)
+    threshold, report = choose_threshold(Calibration(coef, intercept, 0.5), rows)
+    index = {
+        "fingerprint": fingerprint(entries),
+        "features": list(FEATURES),
+        "calibration": {"coef": coef, "intercept": intercept, "threshold": threshold,
+                        "fixtures": len(fixtures), "pairs": len(rows)},
+        "idf": idf,
+        "vectors": vectors,
+    }
+    out = out or index_path()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return [f"wrote {out}: {len(entries)} entries, {len(idf)} terms, {len(fixtures)} fixtures",
+            f"calibration: coef {dict(zip(FEATURES, coef))} intercept {intercept}",
+            f"threshold {threshold}", *report]

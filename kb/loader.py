@@ -1,0 +1,96 @@
+"""Load KB entries: the shipped ones, then extra directories whose entries override them by id."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from .schema import EntryError, validate
+
+
+@dataclass(frozen=True)
+class Rule:
+    regex: re.Pattern
+    weight: float
+    note: str = ""
+
+
+@dataclass
+class Entry:
+    id: str
+    family: str
+    title: str
+    symptom: str
+    root_cause: str
+    fix: str
+    patterns: list[Rule]
+    messages: list[str]
+    triggers: list[str]
+    frames: list[str]
+    context: list[Rule]
+    frameworks: list[str]
+    sources: list[dict]
+    verify: dict
+    path: Path
+    fixtures: list[Path] = field(default_factory=list)
+
+    def document(self) -> str:
+        """The text TF-IDF indexes for this entry."""
+        parts = [self.title, self.symptom, *self.messages, *self.triggers,
+                 *(f.replace(":", " ") for f in self.frames), *(r.note for r in self.context)]
+        return "\n".join(parts)
+
+
+def _rules(items: list[dict], flags: int = 0) -> list[Rule]:
+    return [Rule(re.compile(i["regex"], flags), float(i.get("weight", 1.0)), i.get("note", "")) for i in items]
+
+
+def load_entry(path: Path) -> Entry:
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise EntryError(f"{path}: not valid YAML ({err})") from None
+    doc = validate(doc, str(path))
+    stem = path.stem
+    fixtures = sorted(p for p in path.parent.glob(f"{stem}.*.log"))
+    return Entry(
+        id=doc["id"], family=doc.get("family", doc["id"]), title=doc["title"].strip(),
+        symptom=doc["symptom"].strip(), root_cause=doc["root_cause"].strip(), fix=doc["fix"].strip(),
+        patterns=_rules(doc["patterns"]), messages=doc["messages"], triggers=doc.get("triggers", []),
+        frames=doc.get("frames", []), context=_rules(doc.get("context", []), re.I),
+        frameworks=doc["frameworks"], sources=doc["sources"], verify=doc["verify"],
+        path=path, fixtures=fixtures,
+    )
+
+
+def shipped_dir() -> Path:
+    return Path(str(resources.files("vlkb.kb") / "entries"))
+
+
+def index_path() -> Path:
+    return Path(str(resources.files("vlkb.kb") / "index" / "index.json"))
+
+
+def load(extra_dirs: list[str | Path] = ()) -> list[Entry]:
+    """Every entry, shipped first; an extra entry with a shipped id replaces it."""
+    by_id: dict[str, Entry] = {}
+    for directory in [shipped_dir(), *map(Path, extra_dirs)]:
+        if not directory.is_dir():
+            raise EntryError(f"{directory}: not a directory of KB entries")
+        for path in sorted(directory.rglob("*.yaml")):
+            entry = load_entry(path)
+            by_id[entry.id] = entry
+    return list(by_id.values())
+
+
+def fingerprint(entries: list[Entry]) -> str:
+    """Hash of what the persisted index depends on: each entry's id and document."""
+    h = hashlib.sha256()
+    for e in sorted(entries, key=lambda e: e.id):
+        h.update(json.dumps([e.id, e.document()]).encode())
+    return h.hexdigest()[:16]

@@ -1,0 +1,3 @@
+from vlkb.cli import main
+
+main()
