@@ -20,6 +20,7 @@ from rapidfuzz import fuzz
 
 from . import tfidf
 from .model import Incident, Line
+from .patterns import FRAME
 from .textnorm import canon
 
 # rich traceback code lines: "│ ❱ 233 │   │   assert x is not None      │" -> "assert x is not None"
@@ -158,7 +159,8 @@ class Matcher:
         hit = [f for f in entry.frames if f in frames]
         if not hit:
             return Signal("frames", 0.0)
-        lines = [l for l in inc.lines if any(h.split(":")[-1] in l.text for h in hit)][:3]
+        funcs = {h.split(":")[-1] for h in hit}
+        lines = [l for l in inc.lines if (m := FRAME.match(l.text)) and (m.group("func") or "") in funcs][:3]
         return Signal("frames", round(len(hit) / len(entry.frames), 4), ", ".join(hit), lines)
 
     @staticmethod

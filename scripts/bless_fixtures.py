@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Re-bless positive fixtures: move each #=MATCH=# marker to the first evidence line vlkb cites now.
+
+Run after an intended change to the parser or an entry, then review `git diff kb/`.
+"""
+import tempfile
+from pathlib import Path
+
+from vlkb.analyzer import Engine
+from vlkb.kb import fixtures as fx
+from vlkb.kb import load
+
+
+def main() -> None:
+    engine = Engine.load()
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in fx.discover(load()):
+            if f.kind != "pos":
+                continue
+            path = Path(tmp) / f.name
+            path.write_text(f.text, encoding="utf-8")
+            d = engine.diagnose([str(path)])
+            if d.verdict != "known" or d.matches[0].entry.id != f.entry or not d.matches[0].evidence:
+                print(f"skip {f.name}: not diagnosed as {f.entry}")
+                continue
+            want = d.matches[0].evidence[0].lineno
+            if want == f.match_line:
+                continue
+            _move_marker(f.path, want)
+            print(f"moved {f.name}: line {f.match_line} -> {want}")
+
+
+def _move_marker(path: Path, want: int) -> None:
+    out, n = [], 0
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith((fx.SOURCE, fx.NOTE)):
+            out.append(line)
+            continue
+        if line.startswith(fx.MATCH):
+            line = line[len(fx.MATCH):]
+        n += 1
+        out.append(fx.MATCH + line if n == want else line)
+    path.write_text("".join(out), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+"""The parser on the shapes real logs take. Inputs are real fixture lines re-wrapped the way each
+launcher or CI system decorates them; the diagnosis must not change."""
+import gzip
+
+import pytest
+
+from vlkb.analyzer.textnorm import canon, clean
+from vlkb.kb import fixtures as fx
+from vlkb.kb.loader import shipped_dir
+
+DDP = fx.parse(shipped_dir() / "ddp-mark-variable-ready-twice" /
+               "ddp-mark-variable-ready-twice.pos-accelerate-lora-rank1.log")
+ZERO = fx.parse(shipped_dir() / "zero-grad-reduced-twice" / "zero-grad-reduced-twice.pos-ms-swift-dpo-minicpmv.log")
+GEMINI = fx.parse(shipped_dir() / "colossalai-gemini-grad-chunk-none" /
+                  "colossalai-gemini-grad-chunk-none.pos-reconstructed-plain.log")
+
+
+def _bare(text):
+    """The fixture's lines without their own rank prefixes."""
+    return [clean(line).text for line in text.splitlines()]
+
+
+@pytest.mark.parametrize("raw,text,rank,host", [
+    ("[rank3]: RuntimeError: x", "RuntimeError: x", "3", None),
+    ("[default3]:RuntimeError: x", "RuntimeError: x", "3", None),
+    ("  3: RuntimeError: x", "RuntimeError: x", "3", None),
+    ("[1,3]<stderr>:RuntimeError: x", "RuntimeError: x", "3", None),
+    ("node-1: RuntimeError: x", "RuntimeError: x", None, "node-1"),
+    ("worker-0: [rank3]: RuntimeError: x", "RuntimeError: x", "3", "worker-0"),
+    ("2024-06-01T10:00:00.1234567Z [rank0]: RuntimeError: x", "RuntimeError: x", "0", None),
+    ("\x1b[31mRuntimeError\x1b[0m: x\r\n", "RuntimeError: x", None, None),
+    (" 10%|#   | 1/10\r 20%|##  | 2/10\r100%|####| 10/10", "100%|####| 10/10", None, None),
+    ("RuntimeError: not a host", "RuntimeError: not a host", None, None),
+])
+def test_clean_prefixes(raw, text, rank, host):
+    c = clean(raw)
+    assert (c.text, c.rank, c.host) == (text, rank, host)
+
+
+def test_canon_drops_numbers_paths_and_parameter_names():
+    a = canon("Parameter at index 129 with name base_model.model.layers.31.v_proj.weight at /home/u/x.py")
+    b = canon("Parameter at index 7 with name model.visual.blocks.0.attn.qkv.bias at /opt/y/z.py")
+    assert a == b
+
+
+@pytest.mark.parametrize("style", ["plain", "torchrun", "default", "srun", "mpirun", "pdsh", "gha", "crlf"])
+def test_same_diagnosis_under_every_launcher(engine, tmp_path, style):
+    lines = _bare(GEMINI.text)
+    wrap = {
+        "plain": lambda l: l, "torchrun": lambda l: f"[rank1]:{l}", "default": lambda l: f"[default1]:{l}",
+        "srun": lambda l: f"1: {l}", "mpirun": lambda l: f"[1,1]<stderr>:{l}", "pdsh": lambda l: f"node-3: {l}",
+        "gha": lambda l: f"2025-01-01T00:00:00.0000000Z {l}", "crlf": lambda l: l,
+    }[style]
+    sep = "\r\n" if style == "crlf" else "\n"
+    path = tmp_path / "train.log"
+    path.write_bytes(sep.join(wrap(l) for l in lines).encode())
+    d = engine.diagnose([str(path)])
+    assert d.verdict == "known" and d.matches[0].entry.id == "colossalai-gemini-grad-chunk-none"
+    assert d.root.kind == "traceback" and len(d.root.frames) == 5
+
+
+def test_interleaved_ranks_fold_into_one_incident_with_their_ranks(engine, tmp_path):
+    lines = _bare(GEMINI.text)
+    mixed = [f"[rank{r}]:{l}" for l in lines for r in (0, 1, 2)]
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(mixed))
+    d = engine.diagnose([str(path)])
+    assert d.root.ranks == ["0", "1", "2"] and d.root.count == 3
+    assert len([i for i in d.incidents if i.kind == "traceback"]) == 1
+
+
+def test_line_numbers_are_the_files_own(engine, tmp_path):
+    noise = [f"  {i}%|#   | {i}/100 [00:01<00:10, 1.00it/s]" for i in range(5000)]
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(noise + _bare(ZERO.text)))
+    d = engine.diagnose([str(path)])
+    assert d.matches[0].evidence[0].lineno == 5000 + ZERO.match_line
+
+
+def test_chained_exceptions_are_one_incident(engine, tmp_path):
+    tb = _bare(GEMINI.text)
+    chained = tb + ["", "During handling of the above exception, another exception occurred:", ""] + tb
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(chained))
+    d = engine.diagnose([str(path)])
+    tracebacks = [i for i in d.incidents if i.kind == "traceback"]
+    assert len(tracebacks) == 1 and len(tracebacks[0].chain) == 2
+
+
+def test_multiline_message_is_kept(engine, tmp_path):
+    path = tmp_path / "train.log"
+    path.write_text(DDP.text)
+    d = engine.diagnose([str(path)])
+    assert d.root.message.startswith("Expected to mark a variable ready only once")
+    assert "\nParameter at index 695 with name" in d.root.message  # the second line of the message
+    assert d.root.ranks == ["1"]
+
+
+def test_root_is_elected_over_cascade(engine, tmp_path):
+    """A NCCL watchdog and the launcher's ChildFailedError follow the real failure: the real one is
+    root even when the cascade is printed first by other ranks."""
+    cascade = fx.parse(shipped_dir() / "zero-grad-reduced-twice" /
+                       "zero-grad-reduced-twice.pos-piccolo-default-prefix.log")
+    nccl = ("[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600125 "
+            "milliseconds before timing out.")
+    sigterm = "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 1167 closing signal SIGTERM"
+    path = tmp_path / "train.log"
+    path.write_text("\n".join([nccl, cascade.text.splitlines()[-1], sigterm]))
+    d = engine.diagnose([str(path)])
+    assert d.root.kind == "error" and "already been reduced" in d.root.message
+    assert {i.kind for i in d.incidents[1:]} >= {"nccl", "launcher"}
+    assert all(i.cascade for i in d.incidents[1:])
+    assert d.matches[0].entry.id == "zero-grad-reduced-twice"
+
+
+def test_nccl_timeout_alone_is_the_root(engine, tmp_path):
+    path = tmp_path / "train.log"
+    path.write_text("[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: "
+                    "WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600125 milliseconds before timing out.\n")
+    d = engine.diagnose([str(path)])
+    assert d.root is not None and d.root.kind == "nccl"
+
+
+def test_torchrun_root_cause_rank_is_used(engine, tmp_path):
+    """Two ranks fail; torchrun names rank 1 as the first observed failure."""
+    tb = _bare(GEMINI.text)
+    zero_line = _bare(ZERO.text)[-1]
+    block = ["torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+             "============================================================",
+             "train.py FAILED", "------------------------------------------------------------",
+             "Root Cause (first observed failure):", "[0]:", "  time      : 2024-10-28_10:21:07",
+             "  host      : gpu-node", "  rank      : 1 (local_rank: 1)", "  exitcode  : 1 (pid: 3302)",
+             "============================================================"]
+    lines = [f"[rank0]:{zero_line}"] + [f"[rank1]:{l}" for l in tb] + ["Traceback (most recent call last):",
+             '  File "/opt/conda/bin/torchrun", line 8, in <module>', "    sys.exit(main())"] + block
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines))
+    d = engine.diagnose([str(path)])
+    assert d.root.ranks == ["1"] and d.matches[0].entry.id == "colossalai-gemini-grad-chunk-none"
+    assert any(i.exception and i.exception.endswith("ChildFailedError") and i.cascade for i in d.incidents)
+
+
+def test_metric_nan_lines_fold(engine):
+    f = fx.parse(shipped_dir() / "loss-nan" / "loss-nan.pos-llamafactory-windows-bf16.log")
+    import tempfile, os
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as t:
+        t.write(f.text)
+    try:
+        d = engine.diagnose([t.name])
+    finally:
+        os.unlink(t.name)
+    assert d.root.kind == "metric" and d.root.count == 7
+
+
+# ---- inputs of every shape --------------------------------------------------------------------
+
+def test_gzip_stdin_directory_and_several_files(run_vlkb, tmp_path):
+    gz = tmp_path / "train.log.gz"
+    gz.write_bytes(gzip.compress(ZERO.text.encode()))
+    code, out, _ = run_vlkb("diagnose", str(gz), "--format", "json")
+    assert code == 0 and '"zero-grad-reduced-twice"' in out
+    code, out, _ = run_vlkb("diagnose", "-", "--format", "json", stdin=gzip.compress(ZERO.text.encode()))
+    assert code == 0 and '"zero-grad-reduced-twice"' in out
+    d = tmp_path / "logs"
+    d.mkdir()
+    (d / "rank0.log").write_text("step 1 loss 2.0\n")
+    (d / "rank1.log").write_text(DDP.text)
+    code, out, _ = run_vlkb("diagnose", str(d), "--format", "json")
+    assert code == 0 and '"ddp-mark-variable-ready-twice"' in out and "rank1.log" in out
+
+
+def test_truncated_gzip_keeps_what_was_read(run_vlkb, tmp_path):
+    data = gzip.compress((ZERO.text + "x" * 100000).encode())
+    gz = tmp_path / "cut.log.gz"
+    gz.write_bytes(data[: len(data) - 30])
+    code, out, _ = run_vlkb("diagnose", str(gz), "--format", "json")
+    assert code == 0 and "truncated or corrupt" in out
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 50, "not a text log"),
+    (b"\x00" * 5000, "mostly NUL"),
+])
+def test_binary_input_is_a_clear_error(run_vlkb, tmp_path, content, message):
+    p = tmp_path / "model.bin"
+    p.write_bytes(content)
+    code, out, err = run_vlkb("diagnose", str(p))
+    assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_empty_and_unreadable(run_vlkb, tmp_path):
+    code, _, err = run_vlkb("diagnose", str(tmp_path / "nope.log"))
+    assert code == 2 and "no such file" in err and "Traceback" not in err
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    code, out, _ = run_vlkb("diagnose", str(empty), "--format", "json")
+    assert code == 1 and '"verdict": "clean"' in out and "empty input" in out
+
+
+def test_invalid_utf8_nul_bytes_and_a_huge_line(run_vlkb, tmp_path):
+    p = tmp_path / "messy.log"
+    huge = b"A" * (20 << 20)  # 20 MiB without a newline
+    p.write_bytes(b"\xff\xfe garbage \x00\x00\n" + huge + b"\n" + ZERO.text.encode())
+    code, out, _ = run_vlkb("diagnose", str(p), "--format", "json")
+    assert code == 0 and "was cut to" in out and '"zero-grad-reduced-twice"' in out
