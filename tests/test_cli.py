@@ -1,0 +1,90 @@
+"""The command line contract: help, exit codes, the JSON schema, inert rendering of log text."""
+import json
+
+import click
+import pytest
+
+from conftest import SAMPLES
+from vlkb.cli import cli
+
+SAMPLE = str(SAMPLES / "ms-swift-minicpmv-dpo-zero2.log")
+
+
+def _commands(group, prefix=()):
+    for name, cmd in group.commands.items():
+        yield prefix + (name,), cmd
+        if isinstance(cmd, click.Group):
+            yield from _commands(cmd, prefix + (name,))
+
+
+@pytest.mark.parametrize("path,cmd", list(_commands(cli)), ids=lambda x: " ".join(x) if isinstance(x, tuple) else "")
+def test_every_command_has_help_with_an_example(path, cmd):
+    assert cmd.help and "Example" in cmd.help, f"vlkb {' '.join(path)} needs help text with an Example"
+
+
+def test_dash_h_works(run_vlkb):
+    code, out, _ = run_vlkb("diagnose", "-h")
+    assert code == 0 and "Examples:" in out and "--format" in out
+
+
+def test_exit_codes(run_vlkb, tmp_path):
+    assert run_vlkb("diagnose", SAMPLE)[0] == 0
+    healthy = tmp_path / "ok.log"
+    healthy.write_text("{'loss': 1.2, 'grad_norm': 3.1, 'epoch': 0.1}\n")
+    assert run_vlkb("diagnose", str(healthy))[0] == 1
+    code, _, err = run_vlkb("diagnose", "--format", "yaml", SAMPLE)
+    assert code == 2 and "yaml" in err
+    code, _, err = run_vlkb("diagnose", "--kb", str(tmp_path / "missing-dir"), SAMPLE)
+    assert code == 2
+
+
+def test_json_contract(run_vlkb):
+    code, out, _ = run_vlkb("diagnose", SAMPLE, "--format", "json")
+    d = json.loads(out)
+    assert d["schema"] == "vlkb.diagnosis/1" and d["verdict"] == "known"
+    m = d["matches"][0]
+    assert set(m) >= {"entry", "family", "title", "confidence", "incident", "evidence", "root_cause",
+                      "fix", "sources", "signals"}
+    assert m["entry"] == "zero-grad-reduced-twice" and 0 < m["confidence"] <= 1
+    assert m["evidence"][0] == {"path": SAMPLE, "line": 30, "text": m["evidence"][0]["text"], "rank": None}
+    assert {s["name"] for s in m["signals"]} >= {"regex"}
+    inc = d["incidents"][0]
+    assert set(inc) >= {"kind", "exception", "message", "path", "line_start", "line_end", "ranks", "root"}
+    assert inc["root"] and inc["exception"] == "AssertionError"
+
+
+def test_unknown_shows_the_root_incident_and_nearest_entries(run_vlkb):
+    from vlkb.kb.fixtures import parse, unknown_dir
+    f = parse(unknown_dir() / "meta-tensor-copy.log")
+    code, out, _ = run_vlkb("diagnose", "-", "--format", "json", stdin=f.text.encode())
+    d = json.loads(out)
+    assert code == 1 and d["verdict"] == "unknown" and d["incidents"][0]["root"]
+    assert all(m["confidence"] < d["threshold"] for m in d["matches"])
+
+
+def test_log_text_is_inert_in_text_and_markdown(run_vlkb, tmp_path):
+    hostile = tmp_path / "hostile.log"
+    hostile.write_text("RuntimeError: [bold red]boom[/] @maintainers <img src=x onerror=alert(1)> ````\n"
+                       "\x1b]0;pwned\x07\x1b[2J tail\n")
+    code, out, _ = run_vlkb("diagnose", str(hostile), "--color")
+    assert "[bold red]boom[/]" in out and "\x1b]0;" not in out and "\x1b[2J" not in out
+    code, out, _ = run_vlkb("diagnose", str(hostile), "--format", "markdown")
+    assert out.startswith("<!-- vlkb-triage -->")
+    fence = out.split("text\n")[0].splitlines()[-1]
+    assert len(fence) >= 5  # longer than the log's own run of four backticks
+    outside = out.split(fence + "text\n")[0] + out.split(fence + "text\n")[1].split("\n" + fence + "\n", 1)[1]
+    # inside a fence GitHub neither pings nor renders HTML; outside it, log text must be defused
+    assert "@maintainers" not in outside and "<img" not in outside
+
+
+def test_no_color_env(run_vlkb):
+    code, out, _ = run_vlkb("diagnose", SAMPLE, env={"NO_COLOR": "1"})
+    assert "\x1b[" not in out and "Root cause:" in out
+
+
+def test_kb_list_and_show(run_vlkb):
+    code, out, _ = run_vlkb("kb", "list")
+    assert code == 0 and len(out.splitlines()) == 5
+    code, out, _ = run_vlkb("kb", "show", "loss-nan")
+    assert code == 0 and "## Fix" in out and "reduce_bucket_size" in out
+    assert run_vlkb("kb", "show", "no-such-entry")[0] == 2

@@ -1,0 +1,65 @@
+"""One import package, a light core, a fresh index."""
+import json
+import subprocess
+import sys
+import zipfile
+
+from conftest import ROOT, SAMPLES
+
+HEAVY = ("torch", "transformers", "deepspeed", "textual", "sklearn", "scipy")
+
+
+def test_core_never_imports_heavy_modules():
+    code = f"""
+import sys
+import vlkb.analyzer, vlkb.kb
+d = vlkb.analyzer.diagnose([{str(SAMPLES / 'ms-swift-minicpmv-dpo-zero2.log')!r}])
+from vlkb.analyzer.report import text, json_, markdown
+text.render(d); json_.render(d); markdown.render(d)
+assert d.verdict == "known", d.verdict
+print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_wheel_has_one_top_level_package_with_the_kb(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path), str(ROOT)], check=True)
+    wheel = next(tmp_path.glob("vlkb-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top == {"vlkb"}, top
+    assert "vlkb/kb/index/index.json" in names
+    assert any(n.startswith("vlkb/kb/entries/zero-grad-reduced-twice/") and n.endswith(".yaml") for n in names)
+    assert any(n.endswith(".pos-ms-swift-dpo-minicpmv.log") for n in names)
+    assert any(n.startswith("vlkb/data/samples/") for n in names)
+
+
+def test_persisted_tfidf_equals_scikit_learn():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from vlkb.analyzer import tfidf
+    from vlkb.kb import load
+    from vlkb.kb.loader import index_path
+
+    entries = load()
+    docs = [e.document() for e in entries]
+    vec = TfidfVectorizer(**tfidf.SKLEARN_ARGS).fit(docs)
+    index = json.loads(index_path().read_text())
+    probes = docs + [SAMPLES.joinpath(p.name).read_text() for p in SAMPLES.glob("*.log")] + \
+        ["RuntimeError: Expected to mark a variable ready only once", ""]
+    terms = vec.get_feature_names_out()
+    for text in probes:
+        want = {terms[j]: v for j, v in zip(vec.transform([text]).indices, vec.transform([text]).data)}
+        for got in (tfidf.transform(text, index["idf"]), tfidf.transform(text, tfidf.fit_idf(docs))):
+            assert got.keys() == want.keys()
+            assert all(abs(got[t] - want[t]) < 1e-9 for t in want)
+
+
+def test_shipped_index_is_fresh():
+    from vlkb.kb import load
+    from vlkb.kb.loader import fingerprint, index_path
+
+    index = json.loads(index_path().read_text())
+    assert index["fingerprint"] == fingerprint(load()), "KB changed since the index was built: run `vlkb kb build`"
