@@ -28,7 +28,7 @@ def _summary(inc: Incident) -> str:
     if inc.truncated:
         last = inc.frames[-1] if inc.frames else None
         return f"traceback cut before its exception (last frame {last.basename}:{last.func})" if last else "traceback"
-    head = inc.message.splitlines()[0] if inc.message else inc.first.text
+    head = " ".join((inc.message.splitlines()[0] if inc.message else inc.first.text).split())
     return f"{inc.exception}: {head}" if inc.exception else head
 
 
