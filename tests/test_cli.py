@@ -88,3 +88,16 @@ def test_kb_list_and_show(run_vlkb):
     code, out, _ = run_vlkb("kb", "show", "loss-nan")
     assert code == 0 and "## Fix" in out and "reduce_bucket_size" in out
     assert run_vlkb("kb", "show", "no-such-entry")[0] == 2
+
+
+def test_markdown_stays_under_64kb_with_huge_lines(run_vlkb, tmp_path):
+    p = tmp_path / "wide.log"
+    p.write_text("Traceback (most recent call last):\n" +
+                 "".join(f'  File "/x/{"d" * 3000}{i}.py", line {i}, in f{i}\n    call()\n' for i in range(400)) +
+                 "RuntimeError: " + "`" * 2000 + "\n")
+    code, out, _ = run_vlkb("diagnose", str(p), "--format", "markdown")
+    import re
+    assert len(out.encode()) < 64_000
+    m = re.search(r"^(`{3,})text\n(.*?)\n\1$", out, re.M | re.S)
+    assert m, "the evidence fence must be closed, never cut"
+    assert max((len(r) for r in re.findall(r"`+", m.group(2))), default=0) < len(m.group(1))

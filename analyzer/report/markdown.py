@@ -26,18 +26,27 @@ def fenced(lines: list[str]) -> str:
     return f"{fence}text\n{body}\n{fence}"
 
 
-def _evidence(lines: list[Line]) -> list[str]:
-    return [f"{l.path}:{l.lineno}: {l.text}"[:500] for l in lines]
+def _evidence(lines: list[Line], width: int) -> list[str]:
+    return [f"{l.path}:{l.lineno}: {l.text}"[:width] for l in lines]
 
 
 def render(d: Diagnosis) -> str:
+    """Under MAX_BYTES whatever the log: evidence shrinks (never cut mid-fence) until it fits."""
+    for lines, width in ((30, 500), (10, 200), (3, 120)):
+        text = _render(d, lines, width)
+        if len(text.encode()) <= MAX_BYTES:
+            return text if lines == 30 else text + "\n_(evidence trimmed to stay under 64 KB)_\n"
+    return f"{MARKER}\n### vlkb: {d.verdict}\n\n_(report too large to show; run vlkb locally)_\n"
+
+
+def _render(d: Diagnosis, n: int, width: int) -> str:
     out = [MARKER]
     if d.verdict == "known":
         s = d.matches[0]
         e = s.entry
         out += [f"### vlkb: {inline(e.title)} (`{e.id}`, confidence {s.confidence:.2f})", "",
                 "**Root cause.** " + e.root_cause, "", "**Fix.**", "", e.fix, "",
-                "**Evidence**", "", fenced(_evidence(s.evidence[:10])), "",
+                "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
                 "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]
     elif d.verdict == "unknown":
         root = d.root
@@ -46,17 +55,14 @@ def render(d: Diagnosis) -> str:
         if d.matches:
             out.append("Nearest: " + ", ".join(f"`{s.entry.id}` ({s.confidence:.2f})" for s in d.matches))
         if root is not None:
-            out += ["", "**Root incident**", "", fenced(_evidence(root.lines[:30]))]
+            out += ["", "**Root incident**", "", fenced(_evidence(root.lines[:n], width))]
     else:
         out += ["### vlkb: no failure found in the log"]
-    others = [i for i in d.incidents if not i.root][:20]
+    others = [i for i in d.incidents if not i.root][:n]
     if others:
         rows = [f"- {i.kind}{' (cascade)' if i.cascade else ''} at {inline(i.first.path)}:{i.first.lineno}: "
-                f"{inline((i.exception + ': ' if i.exception else '') + i.message.splitlines()[0][:200] if i.message else '')}"
+                f"{inline(((i.exception + ': ' if i.exception else '') + i.message.splitlines()[0])[:width] if i.message else '')}"
                 for i in others]
         out += ["", f"<details><summary>Other incidents ({len(d.incidents) - 1})</summary>", "", *rows, "",
                 "</details>"]
-    text = "\n".join(out) + "\n"
-    if len(text.encode()) > MAX_BYTES:
-        text = text.encode()[:MAX_BYTES].decode("utf-8", "ignore") + "\n\n_(trimmed to stay under 64 KB)_\n"
-    return text
+    return "\n".join(out) + "\n"

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Benchmark `vlkb diagnose`: throughput and peak RSS on a large multi-rank log, wall time on a small one.
+
+  python benchmarks/bench_diagnose.py [--size-mb 500] [--ranks 8] [--runs 3] [--keep PATH]
+
+The generated log interleaves 8 ranks' tqdm redraws, HF-style metric dicts, INFO lines and warnings,
+with a real failure (a fixture's ZeRO-2 traceback) near the end on one rank, followed by the cascade
+(NCCL watchdog timeouts on the other ranks, SIGTERM notices). `grep -E -c` over the same file with
+the KB's key words is printed beside it as the floor of one pass. Prints figures; asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FAILURE = ROOT / "kb/entries/zero-grad-reduced-twice/zero-grad-reduced-twice.pos-llamafactory-minicpmv-partial.log"
+SMALL = ROOT / "data/samples/ms-swift-minicpmv-dpo-zero2.log"
+GREP_WORDS = "Traceback|Error|Exception|nan|NCCL|Killed|SIGTERM|OVERFLOW|out of memory"
+
+
+def noise_line(rng: random.Random, rank: int, step: int, total: int) -> str:
+    kind = rng.random()
+    if kind < 0.6:  # tqdm redraws, several per line, as a terminal capture keeps them
+        redraws = "".join(f"\r{100 * s // total:3d}%|{'#' * (10 * s // total):<10}| {s}/{total} "
+                          f"[{s // 60:02d}:{s % 60:02d}<{(total - s) // 60:02d}:00, {rng.uniform(1, 3):.2f}it/s]"
+                          for s in range(step, step + 3))
+        return f"[rank{rank}]:{redraws}"
+    if kind < 0.85:
+        return (f"[rank{rank}]:{{'loss': {rng.uniform(0.5, 2.5):.4f}, 'grad_norm': {rng.uniform(0.3, 9):.4f}, "
+                f"'learning_rate': {rng.uniform(1e-6, 2e-5):.3e}, 'epoch': {step / total:.2f}}}")
+    if kind < 0.97:
+        return (f"[rank{rank}]:[INFO|trainer.py:2433] 2025-09-05 19:{step % 60:02d}:49,989 >> "
+                f"saving checkpoint-{step} to output/checkpoint-{step}")
+    return (f"[rank{rank}]:/usr/lib/python3.10/site-packages/torch/utils/checkpoint.py:61: UserWarning: "
+            f"torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly.")
+
+
+def generate(path: Path, size_mb: int, ranks: int) -> None:
+    rng = random.Random(0)
+    target = size_mb << 20
+    failure = FAILURE.read_text(encoding="utf-8").splitlines()
+    failure = [l for l in failure if not l.startswith("#=")]
+    failure = [l.replace("#=MATCH=#", "") for l in failure]
+    written, step, total = 0, 0, 10_000_000
+    with open(path, "w", encoding="utf-8") as out:
+        while written < target * 0.98:
+            step += 1
+            block = "\n".join(noise_line(rng, r, step, total) for r in range(ranks)) + "\n"
+            out.write(block)
+            written += len(block)
+        out.write("\n".join(failure) + "\n")
+        for r in range(ranks):
+            if r != 2:
+                out.write(f"[rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation "
+                          f"timeout: WorkNCCL(SeqNum=931, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+                          f"Timeout(ms)=1800000) ran for 1800104 milliseconds before timing out.\n")
+        for pid in range(4001, 4001 + ranks):
+            out.write(f"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {pid} closing signal SIGTERM\n")
+
+
+def timed(cmd: list[str]) -> tuple[float, int, str]:
+    """(seconds, peak RSS of the child in MiB, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    cp = subprocess.run(cmd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, max(after, before) // 1024, cp.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size-mb", type=int, default=500)
+    ap.add_argument("--ranks", type=int, default=8)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--keep", type=Path, help="write the generated log here and keep it")
+    a = ap.parse_args()
+    vlkb = [shutil.which("vlkb") or f"{sys.executable} -m vlkb"][0].split()
+    tmp = Path(tempfile.mkdtemp())
+    big = a.keep or tmp / "big.log"
+    t = time.perf_counter()
+    generate(big, a.size_mb, a.ranks)
+    size = big.stat().st_size
+    print(f"generated {size / 2**20:.0f} MiB, {a.ranks} ranks, in {time.perf_counter() - t:.1f} s: {big}")
+
+    runs, rss, out = [], 0, ""
+    for _ in range(a.runs):
+        s, r, out = timed(vlkb + ["diagnose", str(big), "--format", "json"])
+        runs.append(s)
+        rss = max(rss, r)
+    med = statistics.median(runs)
+    import json
+    d = json.loads(out)
+    top = d["matches"][0]["entry"] if d["matches"] else None
+    print(f"vlkb diagnose (large): median {med:.2f} s over {a.runs} runs = {size / 2**20 / med:.0f} MB/s, "
+          f"peak RSS {rss} MiB, verdict {d['verdict']} {top}, root rank {d['incidents'][0]['ranks']}")
+    greps = [timed(["grep", "-E", "-c", GREP_WORDS, str(big)])[0] for _ in range(a.runs)]
+    g = statistics.median(greps)
+    print(f"grep -E -c (floor of one pass): median {g:.2f} s = {size / 2**20 / g:.0f} MB/s; "
+          f"vlkb / grep throughput = {g / med:.2f}")
+    small = [timed(vlkb + ["diagnose", str(SMALL)])[0] for _ in range(max(5, a.runs))]
+    print(f"vlkb diagnose (small, {SMALL.stat().st_size} B): median wall {statistics.median(small) * 1000:.0f} ms")
+    if not a.keep:
+        os.unlink(big)
+
+
+if __name__ == "__main__":
+    main()
