@@ -54,9 +54,12 @@ STANDALONE = [
         r"Sending process \d+ closing signal SIG\w+|failed \(exitcode: -?\d+\) local_rank"
         r"|exits with return code|returned non-zero exit status|Received SIG(?:TERM|INT) death signal"
     )),
-    # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"
+    # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
+    # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
+    # apex/Megatron "reducing loss scale to 1.0"): early overflows at scales like 65536 are normal warm-up
     ("metric", re.compile(
-        r"""['"]?\b(?:train_|eval_)?(?:loss|grad_norm|lm_loss|total_loss)['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b""",
+        r"""['"]?\b(?:train_|eval_)?(?:loss|grad_norm|lm_loss|total_loss)['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
+        r"|(?:OVERFLOW!|[Oo]verflow).*reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
     )),
     ("error", re.compile(
         r"^CUDA error: |CUDA out of memory|Assertion `.+` failed\.|^Segmentation fault|core dumped"
