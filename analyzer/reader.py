@@ -28,6 +28,7 @@ class InputError(Exception):
 class Source:
     label: str  # the path as the user gave it, or "<stdin>"
     open: callable  # () -> BinaryIO
+    optional: bool = False  # found by walking a directory: skipped with a note when unreadable
 
 
 @dataclass
@@ -50,7 +51,7 @@ def expand(inputs: list[str]) -> list[Source]:
                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
             if not files:
                 raise InputError(f"{item}: directory holds no files")
-            sources.extend(Source(str(p), _opener(p)) for p in files)
+            sources.extend(Source(str(p), _opener(p), optional=True) for p in files)
         elif path.exists():
             if not os.access(path, os.R_OK):
                 raise InputError(f"{item}: permission denied")

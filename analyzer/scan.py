@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from .model import Line
 from .patterns import TRIGGER
-from .reader import ReadStats, Source, chunks
+from .reader import InputError, ReadStats, Source, chunks
 from .records import RecordParser
 from .textnorm import clean, split_glued
 
@@ -17,8 +17,13 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
     """`trigger` finds candidate lines in raw bytes; lines it misses are parsed only inside records."""
     for source in sources:
         lineno = 0
-        for chunk in chunks(source, stats):
-            lineno = _scan_chunk(chunk, source.label, lineno, parser, on_line, trigger.search)
+        try:
+            for chunk in chunks(source, stats):
+                lineno = _scan_chunk(chunk, source.label, lineno, parser, on_line, trigger.search)
+        except InputError as err:
+            if not source.optional:
+                raise
+            stats.notes.append(f"skipped {err}")
         stats.lines += lineno
         parser.close()  # a file that ends mid-traceback still yields its incident
 

@@ -166,8 +166,10 @@ def test_gzip_stdin_directory_and_several_files(run_vlkb, tmp_path):
     d.mkdir()
     (d / "rank0.log").write_text("step 1 loss 2.0\n")
     (d / "rank1.log").write_text(DDP.text)
+    (d / "model.safetensors").write_bytes(bytes(range(256)) * 100)  # a binary beside the logs
     code, out, _ = run_vlkb("diagnose", str(d), "--format", "json")
     assert code == 0 and '"ddp-mark-variable-ready-twice"' in out and "rank1.log" in out
+    assert "skipped" in out and "model.safetensors: not a text log" in out
 
 
 def test_truncated_gzip_keeps_what_was_read(run_vlkb, tmp_path):
