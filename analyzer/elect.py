@@ -61,11 +61,23 @@ class Collector:
         self.order.append(inc)
 
 
+# Frames of the launchers themselves: a traceback that never leaves them is the launcher reporting
+# a child's death (torchrun's ChildFailedError, deepspeed/accelerate re-raising the exit status).
+LAUNCHER_FRAME = re.compile(
+    r"(?:bin[\\/](?:torchrun|deepspeed|accelerate)|torch[\\/]distributed[\\/](?:run|launch)\.py"
+    r"|elastic[\\/]|launcher[\\/]api\.py|deepspeed[\\/]launcher[\\/]|accelerate[\\/]commands[\\/]"
+    r"|subprocess\.py)"
+)
+
+
 def is_cascade(inc: Incident) -> bool:
     if inc.kind in ("nccl", "launcher"):
         return True
-    text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text]))
-    return bool(CASCADE.search(text))
+    tail = [l.text for l in inc.lines[-3:]]
+    text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text, *tail]))
+    if CASCADE.search(text):
+        return True
+    return bool(inc.frames) and all(LAUNCHER_FRAME.search(f.file) for f in inc.frames)
 
 
 def elect(incidents: list[Incident]) -> list[Incident]:

@@ -42,6 +42,8 @@ def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
         return None
     if strict and not P.EXC_SUFFIX.search(m.group("name")):
         return None
+    if m.group("name") in ("Error", "Exception") and not (m.group("msg") or "").strip():
+        return None  # a user's "Error:" heading, not a raised exception
     return m.group("type"), (m.group("msg") or "").strip()
 
 
