@@ -58,7 +58,7 @@ STANDALONE = [
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
     # apex/Megatron "reducing loss scale to 1.0"): early overflows at scales like 65536 are normal warm-up
     ("metric", re.compile(
-        r"""['"]?\b(?:train_|eval_)?(?:loss|grad_norm|lm_loss|total_loss)['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
+        r"""['"]?\b(?:\w*loss\w*|grad_norm)['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
         r"|(?:OVERFLOW!|[Oo]verflow).*reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
     )),
     ("error", re.compile(

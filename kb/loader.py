@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import re
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ class Entry:
     frames: list[str]
     context: list[Rule]
     frameworks: list[str]
+    tags: list[str]
     sources: list[dict]
     verify: dict
     path: Path
@@ -63,7 +65,7 @@ def load_entry(path: Path) -> Entry:
         symptom=doc["symptom"].strip(), root_cause=doc["root_cause"].strip(), fix=doc["fix"].strip(),
         patterns=_rules(doc["patterns"]), messages=doc["messages"], triggers=doc.get("triggers", []),
         frames=doc.get("frames", []), context=_rules(doc.get("context", []), re.I),
-        frameworks=doc["frameworks"], sources=doc["sources"], verify=doc["verify"],
+        frameworks=doc["frameworks"], tags=doc.get("tags", []), sources=doc["sources"], verify=doc["verify"],
         path=path, fixtures=fixtures,
     )
 
@@ -76,10 +78,17 @@ def index_path() -> Path:
     return Path(str(resources.files("vlkb.kb") / "index" / "index.json"))
 
 
+def kb_dirs(extra_dirs: list[str | Path] = ()) -> list[Path]:
+    """Where entries come from, later ones winning: shipped, then VLKB_KB_PATH (os.pathsep-separated),
+    then the --kb directories."""
+    env = [p for p in os.environ.get("VLKB_KB_PATH", "").split(os.pathsep) if p]
+    return [shipped_dir(), *map(Path, env), *map(Path, extra_dirs)]
+
+
 def load(extra_dirs: list[str | Path] = ()) -> list[Entry]:
     """Every entry, shipped first; an extra entry with a shipped id replaces it."""
     by_id: dict[str, Entry] = {}
-    for directory in [shipped_dir(), *map(Path, extra_dirs)]:
+    for directory in kb_dirs(extra_dirs):
         if not directory.is_dir():
             raise EntryError(f"{directory}: not a directory of KB entries")
         for path in sorted(directory.rglob("*.yaml")):

@@ -1,85 +1,108 @@
-"""Validate a KB entry's YAML with messages that name the file, the key and the fix (STYLE.md 8)."""
+"""Validate a KB entry against `kb/schema.json`, with messages that name the file, the key and the fix
+(STYLE.md 8).
+
+The schema file is the contract (a test checks that jsonschema agrees with this validator on every
+shipped entry). This module implements the part of JSON Schema the file uses, so loading the KB needs
+no jsonschema at run time, and adds what a schema cannot say: regexes must compile, patterns must
+be anchored, and a scaffold's TODO markers must be gone.
+"""
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
-ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-URL_RE = re.compile(r"^https://\S+$")
-
-# key -> (required, type, what to write)
-FIELDS: dict[str, tuple[bool, type | tuple, str]] = {
-    "id": (True, str, "a kebab-case name of the failure, e.g. zero-grad-reduced-twice"),
-    "family": (False, str, "the family id this entry refines (defaults to id)"),
-    "title": (True, str, "one line naming the failure"),
-    "symptom": (True, str, "what the user sees in the log"),
-    "root_cause": (True, str, "why it happens"),
-    "fix": (True, str, "Markdown: the exact config key or code line to change"),
-    "patterns": (True, list, "a list of {regex, weight, note}; regexes anchored with ^"),
-    "messages": (True, list, "canonical error texts, verbatim from real logs"),
-    "triggers": (False, list, "plain phrases that make a line an incident on their own"),
-    "frames": (False, list, "telling frames: 'file.py:function' or 'function'"),
-    "context": (False, list, "a list of {regex, weight, note} hints found elsewhere in the log"),
-    "frameworks": (True, list, "frameworks where it is seen: deepspeed, ms-swift, ..."),
-    "sources": (True, list, "a list of {url, title}: public reports of this failure"),
-    "verify": (True, dict, "{repro: name} or {none: reason}"),
-}
+_TYPES = {"object": dict, "array": list, "string": str, "number": (int, float)}
+TODO = "TODO"
 
 
 class EntryError(ValueError):
     """A KB entry that cannot be used; str() is the message for the user."""
 
 
-def validate(doc: Any, path: str) -> dict:
-    def fail(key: str, problem: str) -> None:
-        hint = FIELDS[key][2] if key in FIELDS else "remove it"
-        raise EntryError(f"{path}: key '{key}': {problem}; expected {hint}")
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads((resources.files("vlkb.kb") / "schema.json").read_text(encoding="utf-8"))
 
+
+def problems(doc: Any) -> list[tuple[str, str, str]]:
+    """Every (key, problem, what to write) in `doc`; empty when the entry is valid."""
+    s = schema()
     if not isinstance(doc, dict):
-        raise EntryError(f"{path}: the file must hold one mapping (key: value), found {type(doc).__name__}")
+        return [("", f"the file must hold one mapping (key: value), found {type(doc).__name__}", "")]
+    out: list[tuple[str, str, str]] = []
+    props = s["properties"]
     for key in doc:
-        if key not in FIELDS:
-            fail(key, "unknown key")
-    for key, (required, typ, _) in FIELDS.items():
+        if key not in props:
+            out.append((key, "unknown key", "remove it, or use one of: " + ", ".join(props)))
+    for key in s["required"]:
         if key not in doc:
-            if required:
-                fail(key, "missing")
-            continue
-        if not isinstance(doc[key], typ):
-            fail(key, f"is a {type(doc[key]).__name__}")
-    if not ID_RE.match(doc["id"]):
-        fail("id", f"'{doc['id']}' is not kebab-case")
-    if "family" in doc and not ID_RE.match(doc["family"]):
-        fail("family", f"'{doc['family']}' is not kebab-case")
-    for key in ("patterns", "context"):
-        for i, item in enumerate(doc.get(key, [])):
-            _check_rule(item, f"{key}[{i}]", fail, anchored=key == "patterns")
-    if not doc["patterns"]:
-        fail("patterns", "is empty")
-    if not doc["sources"]:
-        fail("sources", "is empty")
-    for i, src in enumerate(doc["sources"]):
-        if not isinstance(src, dict) or not URL_RE.match(str(src.get("url", ""))):
-            fail("sources", f"item {i} has no https url")
-    for key in ("messages", "triggers", "frames", "frameworks"):
-        if any(not isinstance(x, str) or not x.strip() for x in doc.get(key, [])):
-            fail(key, "holds an empty or non-text item")
-    v = doc["verify"]
-    if not (isinstance(v.get("repro"), str) or isinstance(v.get("none"), str)):
-        fail("verify", "has neither 'repro' nor 'none'")
+            out.append((key, "missing", props[key]["hint"]))
+    for key, value in doc.items():
+        if key in props:
+            out += [(key, p, props[key]["hint"]) for p in _check(value, props[key], key)]
+    out += _extra(doc, props)
+    return out
+
+
+def validate(doc: Any, path: str) -> dict:
+    found = problems(doc)
+    if found:
+        key, problem, hint = found[0]
+        where = f"key '{key}': " if key else ""
+        raise EntryError(f"{path}: {where}{problem}" + (f"; expected {hint}" if hint else ""))
     return doc
 
 
-def _check_rule(item: Any, where: str, fail, anchored: bool) -> None:
-    key = where.split("[")[0]
-    if not isinstance(item, dict) or "regex" not in item:
-        fail(key, f"{where} is not a mapping with a 'regex'")
-    try:
-        re.compile(item["regex"])
-    except re.error as err:
-        fail(key, f"{where} regex does not compile ({err})")
-    if anchored and not item["regex"].startswith("^"):
-        fail(key, f"{where} regex is not anchored with ^")
-    w = item.get("weight", 1.0)
-    if not isinstance(w, (int, float)) or not 0 < w <= 1:
-        fail(key, f"{where} weight {w!r} is not in (0, 1]")
+def _check(value: Any, spec: dict, where: str) -> list[str]:
+    typ = _TYPES[spec["type"]]
+    if not isinstance(value, typ) or isinstance(value, bool):
+        return [f"{where} is a {type(value).__name__}, not a {spec['type']}"]
+    out = []
+    if spec["type"] == "string":
+        if len(value.strip()) < spec.get("minLength", 0):
+            out.append(f"{where} is empty")
+        if "pattern" in spec and not re.search(spec["pattern"], value):
+            out.append(f"{where} '{value}' does not match {spec['pattern']}")
+    elif spec["type"] == "number":
+        if "exclusiveMinimum" in spec and not value > spec["exclusiveMinimum"]:
+            out.append(f"{where} {value!r} must be above {spec['exclusiveMinimum']}")
+        if "maximum" in spec and value > spec["maximum"]:
+            out.append(f"{where} {value!r} must be at most {spec['maximum']}")
+    elif spec["type"] == "array":
+        if len(value) < spec.get("minItems", 0):
+            out.append(f"{where} is empty")
+        for i, item in enumerate(value):
+            out += _check(item, spec["items"], f"{where}[{i}]")
+    elif spec["type"] == "object":
+        for key in spec.get("required", []):
+            if key not in value:
+                out.append(f"{where} has no '{key}'")
+        for key, item in value.items():
+            if key not in spec.get("properties", {}):
+                out.append(f"{where} has an unknown key '{key}'")
+            else:
+                out += _check(item, spec["properties"][key], f"{where}.{key}")
+        if not spec.get("minProperties", 0) <= len(value) <= spec.get("maxProperties", len(value)):
+            out.append(f"{where} must hold exactly one of: {', '.join(spec['properties'])}")
+    return out
+
+
+def _extra(doc: dict, props: dict) -> list[tuple[str, str, str]]:
+    out = []
+    for key in ("patterns", "context"):
+        for i, rule in enumerate(doc.get(key) or []):
+            if not isinstance(rule, dict) or not isinstance(rule.get("regex"), str):
+                continue
+            try:
+                re.compile(rule["regex"])
+            except re.error as err:
+                out.append((key, f"{key}[{i}] regex does not compile ({err})", props[key]["hint"]))
+            if key == "patterns" and not rule["regex"].startswith("^"):
+                out.append((key, f"{key}[{i}] regex is not anchored with ^", props[key]["hint"]))
+    for key, value in doc.items():
+        if isinstance(value, str) and TODO in value:
+            out.append((key, "still holds a TODO from `vlkb kb new`", props.get(key, {}).get("hint", "")))
+    return out

@@ -152,9 +152,14 @@ def kb_build() -> None:
     Example:
       vlkb kb build
     """
+    from vlkb.kb import EntryError
     from vlkb.kb.build import build
 
-    for line in build():
+    try:
+        report = build()
+    except EntryError as err:
+        _fail(str(err))
+    for line in report:
         click.echo(line)
 
 
