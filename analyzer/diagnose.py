@@ -57,7 +57,7 @@ class Engine:
 
     @classmethod
     def load(cls, extra_kb: list[str] = ()) -> "Engine":
-        """The shipped KB plus `extra_kb` directories, with the persisted index (kb/build.py)."""
+        """The shipped KB plus `extra_kb` directories, with the persisted index (kb/fit.py)."""
         from vlkb.kb import loader  # the KB package; no heavy imports
 
         entries = loader.load(extra_kb)

@@ -8,7 +8,7 @@
   defining line, where only frames and code lines remain);
 - context: the entry's hints found elsewhere in the log (a warning, a config fact).
 The confidence is a logistic function of the five, with weights fitted on the fixtures at KB build
-time (kb/build.py), so 0.8 means about 8 in 10 such matches were right on the fixtures.
+time (kb/fit.py), so 0.8 means about 8 in 10 such matches were right on the fixtures.
 """
 from __future__ import annotations
 

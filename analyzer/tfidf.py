@@ -1,6 +1,6 @@
 """TF-IDF without scikit-learn at run time.
 
-`vlkb kb build` fits scikit-learn's TfidfVectorizer with the settings below and persists its
+`vlkb kb fit` fits scikit-learn's TfidfVectorizer with the settings below and persists its
 vocabulary and idf weights; this module reproduces its transform exactly (a test compares them), and
 refits in plain Python when extra KB entries change the corpus. Importing sklearn costs ~0.7 s, more
 than diagnosing a typical log.
@@ -13,7 +13,7 @@ from collections import Counter
 
 from .textnorm import canon
 
-# The TfidfVectorizer arguments the persisted weights were made with (see kb/build.py).
+# The TfidfVectorizer arguments the persisted weights were made with (see kb/fit.py).
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 SKLEARN_ARGS = dict(token_pattern=TOKEN_PATTERN, lowercase=True, sublinear_tf=True, smooth_idf=True,
                     norm="l2", preprocessor=canon)

@@ -12,7 +12,7 @@ import yaml
 
 from . import fixtures as fx
 from .loader import kb_dirs, shipped_dir
-from .schema import problems
+from .schema import problems, todos
 
 MIN_POSITIVES = 3
 MIN_NEGATIVES = 1
@@ -57,7 +57,7 @@ def _lint_dir(directory: Path) -> list[Problem]:
         except yaml.YAMLError as err:
             found.append(Problem(str(path), "", f"not valid YAML ({err})", "fix the YAML syntax (quote text holding ': ')"))
             continue
-        found += [Problem(str(path), key, problem, hint) for key, problem, hint in problems(doc)]
+        found += [Problem(str(path), key, problem, hint) for key, problem, hint in problems(doc) + todos(doc)]
         if not isinstance(doc, dict) or not isinstance(doc.get("id"), str):
             continue
         eid = doc["id"]
@@ -128,6 +128,9 @@ def _lint_fixture(path: Path, entry: str | None) -> list[Problem]:
         out.append(Problem(str(path), "#=SOURCE=#", f"'{f.source}' is not a public https URL", "cite the public report the log comes from"))
     if f.kind == "pos" and f.match_line is not None and not f.text.splitlines()[f.match_line - 1].strip():
         out.append(Problem(str(path), "#=MATCH=#", "marks an empty line", "put #=MATCH=# on the line the diagnosis must cite"))
+    if f.family and f.family == entry:
+        out.append(Problem(str(path), "#=FAMILY=#", "a negative cannot belong to its own entry's family",
+                           "make it a positive fixture, or name the family it really is"))
     if f.kind != "pos" and fx.MATCH in path.read_text(encoding="utf-8"):
         out.append(Problem(str(path), "#=MATCH=#", f"a {f.kind} fixture must not mark a line", "remove the marker"))
     return out

@@ -33,7 +33,7 @@ def main() -> None:
 def _move_marker(path: Path, want: int) -> None:
     out, n = [], 0
     for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
-        if line.startswith((fx.SOURCE, fx.NOTE)):
+        if line.startswith((fx.SOURCE, fx.NOTE, fx.FAMILY)):
             out.append(line)
             continue
         if line.startswith(fx.MATCH):

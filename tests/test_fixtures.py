@@ -27,6 +27,8 @@ def test_positive(engine, fixture, tmp_path):
     top = d.matches[0]
     assert top.entry.id == fixture.entry
     assert top.confidence >= d.threshold
+    others = [f"{s.entry.id}={s.confidence}" for s in d.matches[1:] if s.confidence >= d.threshold]
+    assert not others, f"{fixture.name}: other entries also passed the threshold: {others}"
     cited = [l.lineno for l in top.evidence]
     assert fixture.match_line in cited, \
         f"{fixture.name}: evidence cites lines {cited}, #=MATCH=# is line {fixture.match_line}; " \
@@ -39,6 +41,10 @@ def test_negative(engine, fixture, tmp_path):
     same = [s for s in d.matches if s.entry.id == fixture.entry]
     assert not same or same[0].confidence < d.threshold, \
         f"{fixture.name}: {fixture.entry} fired at {same[0].confidence} (threshold {d.threshold})"
+    if fixture.family:  # the near miss is another family's real failure: vlkb must name that one
+        assert d.verdict == "known" and d.matches[0].entry.family == fixture.family, \
+            f"{fixture.name}: wanted {fixture.family}, got {d.verdict} " + \
+            ", ".join(f"{s.entry.id}={s.confidence}" for s in d.matches)
 
 
 @pytest.mark.parametrize("fixture", [f for f in ALL if f.kind == "unknown"], ids=lambda f: f.name)

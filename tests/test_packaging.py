@@ -62,4 +62,4 @@ def test_shipped_index_is_fresh():
     from vlkb.kb.loader import fingerprint, index_path
 
     index = json.loads(index_path().read_text())
-    assert index["fingerprint"] == fingerprint(load()), "KB changed since the index was built: run `vlkb kb build`"
+    assert index["fingerprint"] == fingerprint(load()), "KB changed since the index was built: run `vlkb kb fit`"

@@ -1,6 +1,6 @@
-"""Build the persisted KB index: TF-IDF fitted by scikit-learn, and the confidence calibration.
-
-Run after changing an entry or a fixture (`vlkb kb build`); a test fails while the shipped index is
+"""Refit what is derived from the entries and fixtures (`vlkb kb fit`, for KB maintainers):
+the persisted TF-IDF (fitted by scikit-learn), the confidence calibration, `kb/INDEX.md` and the
+README's accuracy table. Run it after changing an entry or a fixture; tests fail while any of them is
 stale. This is the only place that imports scikit-learn.
 
 Calibration: every fixture is diagnosed with the fresh TF-IDF; each (root incident, entry) pair
@@ -19,6 +19,7 @@ from vlkb.analyzer import tfidf
 from vlkb.analyzer.diagnose import Engine
 from vlkb.analyzer.match import FEATURES, Calibration
 
+from . import docs, report
 from . import fixtures as fx
 from .loader import fingerprint, index_path, load
 
@@ -91,13 +92,13 @@ def choose_threshold(cal: Calibration, rows) -> tuple[float, list[str]]:
     return threshold, report
 
 
-def build(out: Path | None = None) -> list[str]:
+def fit(out: Path | None = None, readme: Path | None = None) -> list[str]:
     entries = load()
     idf, vectors = fit_tfidf(entries)
     fixtures = fx.discover(entries)
     rows = fixture_rows(Engine(entries, idf, vectors, NEUTRAL), fixtures)
     coef, intercept = fit_calibration(rows)
-    threshold, report = choose_threshold(Calibration(coef, intercept, 0.5), rows)
+    threshold, sweep = choose_threshold(Calibration(coef, intercept, 0.5), rows)
     index = {
         "fingerprint": fingerprint(entries),
         "features": list(FEATURES),
@@ -109,6 +110,17 @@ def build(out: Path | None = None) -> list[str]:
     out = out or index_path()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return [f"wrote {out}: {len(entries)} entries, {len(idf)} terms, {len(fixtures)} fixtures",
+    notes = [f"wrote {out}: {len(entries)} entries, {len(idf)} terms, {len(fixtures)} fixtures"]
+    catalogue = out.parent.parent / "INDEX.md"
+    catalogue.write_text(docs.render_index(entries), encoding="utf-8")
+    notes.append(f"wrote {catalogue}")
+    cal = Calibration(coef, intercept, threshold)
+    outcomes = report.evaluate(Engine(entries, idf, vectors, cal), entries)
+    readme = readme or out.parent.parent.parent / "README.md"
+    if readme.is_file() and report.README_START in readme.read_text(encoding="utf-8"):
+        families = sorted({e.family for e in entries})
+        changed = report.update_readme(readme, report.markdown_table(outcomes, families))
+        notes.append(f"{'updated' if changed else 'checked'} the accuracy table in {readme}")
+    return [*notes,
             f"calibration: coef {dict(zip(FEATURES, coef))} intercept {intercept}",
-            f"threshold {threshold}", *report]
+            f"threshold {threshold}", *sweep]

@@ -1,0 +1,32 @@
+"""Shared option bundles and output helpers for the click commands (STYLE.md 9)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def kb_option(f):
+    return click.option("--kb", "extra_kb", multiple=True, type=click.Path(file_okay=False),
+                        help="Directory of extra KB entries (YAML); they override shipped ones by id.")(f)
+
+
+def format_option(f):
+    return click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                        show_default=True, help="Output format.")(f)
+
+
+def fail(message: str) -> None:
+    click.echo(f"vlkb: error: {message}", err=True)
+    sys.exit(2)
+
+
+def emit(text: str) -> None:
+    try:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `vlkb ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
