@@ -26,3 +26,21 @@ def run_vlkb():
         return cp.returncode, cp.stdout.decode("utf-8", "replace"), cp.stderr.decode("utf-8", "replace")
 
     return run
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The cross-check harness writes the confusion matrix of every entry against every fixture."""
+    if exitstatus not in (0, 1) or config.getoption("collectonly"):
+        return
+    try:
+        from vlkb.analyzer import Engine
+        from vlkb.kb import load
+        from vlkb.kb import report
+    except ImportError:
+        return
+    entries = load()
+    outcomes = report.evaluate(Engine.load(), entries)
+    families = sorted({e.family for e in entries})
+    out = Path(config.cache.mkdir("vlkb")) / "confusion.md"
+    out.write_text(report.markdown_table(outcomes, families) + "\n\n" + report.confusion(outcomes, families) + "\n")
+    terminalreporter.write_line(f"vlkb cross-check: confusion matrix written to {out}")

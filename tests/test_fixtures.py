@@ -62,3 +62,18 @@ def test_every_entry_is_proven():
         assert kinds.count("pos") >= 3, f"{entry.id}: {kinds.count('pos')} positive fixtures"
         assert kinds.count("neg") >= 1, f"{entry.id}: no negative fixture"
     assert all(f.source.startswith("https://") for f in ALL)
+
+
+HEALTHY = sorted((__import__("conftest").ROOT / "data/corpus/healthy").glob("*.log"))
+
+
+@pytest.mark.parametrize("log", HEALTHY, ids=lambda p: p.name)
+def test_healthy(engine, log):
+    """A run that succeeded: no failure, no entry fires (STYLE.md point 6)."""
+    d = engine.diagnose([str(log)], top=16)
+    assert d.verdict == "clean", f"{log.name}: {d.verdict}, root {d.root and d.root.first.text!r}"
+    assert all(s.confidence < d.threshold for s in d.matches)
+
+
+def test_healthy_corpus_exists():
+    assert len(HEALTHY) >= 3
