@@ -12,7 +12,6 @@ and negatives must stay below it, their positives above it.
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 from vlkb.analyzer import tfidf
@@ -43,18 +42,14 @@ def fit_tfidf(entries: list) -> tuple[dict, dict]:
 def fixture_rows(engine: Engine, fixtures: list) -> list[tuple[fx.Fixture, object, list[float], int]]:
     """(fixture, entry id, features, label) for each fixture's root incident against each entry."""
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for f in fixtures:
-            path = Path(tmp) / f.name
-            path.write_text(f.text, encoding="utf-8")
-            diag = engine.diagnose([str(path)], top=len(engine.entries))
-            scored = {s.entry.id: s.features for s in diag.matches}
-            for e in engine.entries:
-                # a negative says nothing about other entries: it may be another entry's positive
-                if f.kind == "neg" and e.id != f.entry:
-                    continue
-                label = int(f.kind == "pos" and e.id == f.entry)
-                rows.append((f, e.id, scored.get(e.id, [0.0] * len(FEATURES)), label))
+    for f, diag in report.diagnose_fixtures(engine, fixtures):
+        scored = {s.entry.id: s.features for s in diag.matches}
+        for e in engine.entries:
+            # a negative says nothing about other entries: it may be another entry's positive
+            if f.kind == "neg" and e.id != f.entry:
+                continue
+            label = int(f.kind == "pos" and e.id == f.entry)
+            rows.append((f, e.id, scored.get(e.id, [0.0] * len(FEATURES)), label))
     return rows
 
 

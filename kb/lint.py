@@ -5,10 +5,13 @@ Errors make an entry unusable or a fixture meaningless; warnings are weaknesses 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
+
+from vlkb.analyzer.textnorm import clean
 
 from . import fixtures as fx
 from .loader import kb_dirs, shipped_dir
@@ -100,10 +103,6 @@ def _lint_entry_fixtures(path: Path, doc: dict, shipped: bool) -> list[Problem]:
 
 
 def _dead_patterns(path: Path, doc: dict, texts: list[str]) -> list[Problem]:
-    import re
-
-    from vlkb.analyzer.textnorm import clean
-
     lines = [clean(t).text.strip() for t in texts]
     lines += [" ".join(t.split()) for t in texts]
     found = []

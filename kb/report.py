@@ -24,19 +24,24 @@ class Outcome:
     others_above: list[str]  # other entries above the threshold (the cross-check)
 
 
+def diagnose_fixtures(engine, fixtures: list[fx.Fixture]):
+    """(fixture, diagnosis with every entry scored) for each fixture, diagnosed as a file on disk."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in fixtures:
+            path = Path(tmp) / f.name
+            path.write_text(f.text, encoding="utf-8")
+            yield f, engine.diagnose([str(path)], top=len(engine.entries))
+
+
 def evaluate(engine, entries: list) -> list[Outcome]:
     family = {e.id: e.family for e in entries}
     out = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for f in fx.discover(entries):
-            path = Path(tmp) / f.name
-            path.write_text(f.text, encoding="utf-8")
-            d = engine.diagnose([str(path)], top=len(entries))
-            top = d.matches[0] if d.matches else None
-            predicted = top.entry.family if d.verdict == "known" else NONE
-            truth = family[f.entry] if f.kind == "pos" else (f.family or NONE)
-            others = [s.entry.id for s in d.matches[1:] if s.confidence >= d.threshold]
-            out.append(Outcome(f, truth, predicted, top.confidence if top else 0.0, others))
+    for f, d in diagnose_fixtures(engine, fx.discover(entries)):
+        top = d.matches[0] if d.matches else None
+        predicted = top.entry.family if d.verdict == "known" else NONE
+        truth = family[f.entry] if f.kind == "pos" else (f.family or NONE)
+        others = [s.entry.id for s in d.matches[1:] if s.confidence >= d.threshold]
+        out.append(Outcome(f, truth, predicted, top.confidence if top else 0.0, others))
     return out
 
 

@@ -3,29 +3,22 @@
 
 Run after an intended change to the parser or an entry, then review `git diff kb/`.
 """
-import tempfile
 from pathlib import Path
 
 from vlkb.analyzer import Engine
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load
+from vlkb.kb.report import diagnose_fixtures
 
 
 def main() -> None:
-    engine = Engine.load()
-    with tempfile.TemporaryDirectory() as tmp:
-        for f in fx.discover(load()):
-            if f.kind != "pos":
-                continue
-            path = Path(tmp) / f.name
-            path.write_text(f.text, encoding="utf-8")
-            d = engine.diagnose([str(path)])
-            if d.verdict != "known" or d.matches[0].entry.id != f.entry or not d.matches[0].evidence:
-                print(f"skip {f.name}: not diagnosed as {f.entry}")
-                continue
-            want = d.matches[0].evidence[0].lineno
-            if want == f.match_line:
-                continue
+    positives = [f for f in fx.discover(load()) if f.kind == "pos"]
+    for f, d in diagnose_fixtures(Engine.load(), positives):
+        if d.verdict != "known" or d.matches[0].entry.id != f.entry or not d.matches[0].evidence:
+            print(f"skip {f.name}: not diagnosed as {f.entry}")
+            continue
+        want = d.matches[0].evidence[0].lineno
+        if want != f.match_line:
             _move_marker(f.path, want)
             print(f"moved {f.name}: line {f.match_line} -> {want}")
 
