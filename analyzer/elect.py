@@ -73,8 +73,7 @@ LAUNCHER_FRAME = re.compile(
 def is_cascade(inc: Incident) -> bool:
     if inc.kind in ("nccl", "launcher"):
         return True
-    tail = [l.text for l in inc.lines[-3:]]
-    text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text, *tail]))
+    text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text]))
     if CASCADE.search(text):
         return True
     return bool(inc.frames) and all(LAUNCHER_FRAME.search(f.file) for f in inc.frames)
@@ -83,11 +82,14 @@ def is_cascade(inc: Incident) -> bool:
 def elect(incidents: list[Incident]) -> list[Incident]:
     """Order incidents root first; mark the root and the cascade."""
     root_rank = next((i.root_rank for i in incidents if i.root_rank is not None), None)
+    files: dict[str, int] = {}
     for inc in incidents:
         inc.cascade = is_cascade(inc)
+        files.setdefault(inc.first.path, len(files))  # files are scanned in order
 
     def key(pair):
-        index, inc = pair
+        _, inc = pair
+        index = (files[inc.first.path], inc.first.lineno)  # where it starts, not when it closed
         klass = _CLASS[inc.kind]
         if klass == 0 and inc.cascade:
             klass = 5

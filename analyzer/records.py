@@ -133,8 +133,8 @@ class RecordParser:
         if text.strip() == "" and len(inc.lines) > 1 and not inc.frames:
             self._finish(op)
             return False
-        if P.RECORD_START.match(text) and inc.frames:
-            self._finish(op)  # the excerpt or the process stopped mid-traceback
+        if inc.frames and (P.RECORD_START.match(text) or _standalone_kind(text)):
+            self._finish(op)  # the process stopped mid-traceback, or the excerpt did
             return False
         self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
         return True
@@ -194,6 +194,14 @@ class RecordParser:
             return  # a lone "Traceback (most recent call last):" carries nothing
         _read_root_cause(inc)
         self._emit(inc)
+
+
+def _standalone_kind(text: str) -> str | None:
+    """The kind of incident a line is on its own (a watchdog, a kill, a launcher notice), or None."""
+    for kind, pattern in P.STANDALONE:
+        if kind != "warning" and pattern.search(text):
+            return kind
+    return None
 
 
 def _ranks(line: Line) -> list[str]:

@@ -48,9 +48,9 @@ def noise_line(rng: random.Random, rank: int, step: int, total: int) -> str:
 def generate(path: Path, size_mb: int, ranks: int) -> None:
     rng = random.Random(0)
     target = size_mb << 20
-    failure = FAILURE.read_text(encoding="utf-8").splitlines()
-    failure = [l for l in failure if not l.startswith("#=")]
-    failure = [l.replace("#=MATCH=#", "") for l in failure]
+    from vlkb.kb.fixtures import parse
+
+    failure = parse(FAILURE).text.splitlines()  # the real log, markers removed
     written, step, total = 0, 0, 10_000_000
     with open(path, "w", encoding="utf-8") as out:
         while written < target * 0.98:

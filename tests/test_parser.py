@@ -206,3 +206,20 @@ def test_invalid_utf8_nul_bytes_and_a_huge_line(run_vlkb, tmp_path):
     p.write_bytes(b"\xff\xfe garbage \x00\x00\n" + huge + b"\n" + ZERO.text.encode())
     code, out, _ = run_vlkb("diagnose", str(p), "--format", "json")
     assert code == 0 and "was cut to" in out and '"zero-grad-reduced-twice"' in out
+
+
+def test_a_cut_traceback_is_not_swallowed_by_the_next_ranks_watchdog(engine, tmp_path):
+    """A rank's traceback cut off mid-frames, then that rank's NCCL watchdog line: the watchdog is its
+    own (cascade) incident and the cut traceback stays the real failure."""
+    frames = fx.parse(shipped_dir() / "zero-grad-reduced-twice" /
+                      "zero-grad-reduced-twice.pos-llamafactory-minicpmv-partial.log").text.splitlines()
+    rank0 = [l for l in frames if l.startswith("[rank0]:")]
+    watchdog = ("[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: "
+                "WorkNCCL(SeqNum=931, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for "
+                "1800104 milliseconds before timing out.")
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(rank0 + [watchdog]))
+    d = engine.diagnose([str(path)])
+    assert d.root.kind == "traceback" and not d.root.cascade
+    assert all("Watchdog" not in l.text for l in d.root.lines)
+    assert d.verdict == "known" and d.matches[0].entry.id == "zero-grad-reduced-twice"
