@@ -14,7 +14,7 @@ import yaml
 from vlkb.analyzer.textnorm import clean
 
 from . import fixtures as fx
-from .loader import kb_dirs, shipped_dir
+from .loader import kb_dirs, read_yaml, shipped_dir
 from .schema import problems, todos
 
 MIN_POSITIVES = 3
@@ -56,7 +56,7 @@ def _lint_dir(directory: Path) -> list[Problem]:
     ids: dict[str, Path] = {}
     for path in sorted(directory.rglob("*.yaml")):
         try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+            doc = read_yaml(path)
         except yaml.YAMLError as err:
             found.append(Problem(str(path), "", f"not valid YAML ({err})", "fix the YAML syntax (quote text holding ': ')"))
             continue
