@@ -13,6 +13,7 @@ from .patterns import TRIGGER
 from .reader import ReadStats, expand
 from .records import RecordParser
 from .scan import scan
+from .trigger import Trigger
 
 # Lines that state how the run was configured; KB `context` hints are matched against them.
 FACTS = re.compile(
@@ -52,8 +53,8 @@ class Engine:
         self.matcher = Matcher(entries, idf, vectors, calibration)
         phrases = sorted({t for e in entries for t in e.triggers})
         self.signature = re.compile("|".join(map(re.escape, phrases))) if phrases else None
-        self.trigger = re.compile(b"|".join(
-            [TRIGGER.pattern, FACTS_TRIGGER, *(re.escape(p.encode()) for p in phrases)]))
+        self.trigger = Trigger(re.compile(b"|".join(
+            [TRIGGER.pattern, FACTS_TRIGGER, *(re.escape(p.encode()) for p in phrases)])))
 
     @classmethod
     def load(cls, extra_kb: list[str] = ()) -> "Engine":
@@ -73,10 +74,16 @@ class Engine:
         collector = Collector()
         stats = ReadStats()
         facts: dict[str, Line] = {}
+        seen: set[str] = set()  # texts already checked for facts
 
         def on_line(line: Line) -> None:
-            if len(facts) < MAX_FACTS and line.text not in facts and FACTS.search(line.text):
-                facts[line.text] = line
+            text = line.text
+            if len(facts) >= MAX_FACTS or text in seen:
+                return
+            if len(seen) < 100_000:
+                seen.add(text)
+            if FACTS.search(text):
+                facts[text] = line
 
         parser = RecordParser(collector.add, self.signature)
         scan(expand(inputs), parser, stats, on_line, self.trigger)

@@ -40,11 +40,12 @@ class Collector:
 
     def __init__(self):
         self._by_print: dict[tuple, Incident] = {}
+        self._print_of_line: dict[tuple, tuple] = {}  # (kind, text) -> fingerprint, one-line incidents
         self.order: list[Incident] = []
         self.dropped = 0
 
     def add(self, inc: Incident) -> None:
-        key = fingerprint(inc)
+        key = self._fingerprint(inc)
         seen = self._by_print.get(key)
         if seen is not None:
             seen.count += 1
@@ -59,6 +60,17 @@ class Collector:
             return
         self._by_print[key] = inc
         self.order.append(inc)
+
+    def _fingerprint(self, inc: Incident) -> tuple:
+        if len(inc.lines) != 1 or inc.chain:
+            return fingerprint(inc)
+        memo = (inc.kind, inc.first.text)
+        key = self._print_of_line.get(memo)
+        if key is None:
+            if len(self._print_of_line) >= 50_000:
+                self._print_of_line.clear()
+            key = self._print_of_line[memo] = fingerprint(inc)
+        return key
 
 
 # Frames of the launchers themselves: a traceback that never leaves them is the launcher reporting

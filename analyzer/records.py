@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from . import patterns as P
 from .model import Exc, Frame, Incident, Line
 
+MEMO_SIZE = 50_000  # distinct line texts whose classification is remembered
 MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
 MAX_MESSAGE_LINES = 60
 CHAIN_GAP = 3  # lines allowed between a chain marker and the next "Traceback"
@@ -54,6 +55,9 @@ class RecordParser:
         self._emit = emit
         self._signature = signature
         self._open: dict[tuple, _Open] = {}
+        # text -> kind of the one-line incident it is ("" for none); warnings and metrics repeat
+        # across ranks and steps, so most candidate lines were classified before
+        self._memo: dict[str, str] = {}
 
     @property
     def busy(self) -> bool:
@@ -73,6 +77,19 @@ class RecordParser:
 
     # ---- starting records ------------------------------------------------------------------
     def _start(self, line: Line) -> None:
+        known = self._memo.get(line.text)
+        if known is not None:
+            if known:
+                self._emit(Incident(kind=known, lines=[line], ranks=_ranks(line)))
+            return
+        self._classify(line)
+
+    def _remember(self, text: str, kind: str) -> None:
+        if len(self._memo) >= MEMO_SIZE:
+            self._memo.clear()
+        self._memo[text] = kind
+
+    def _classify(self, line: Line) -> None:
         text = line.text
         if P.TRACEBACK.search(text):
             inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
@@ -94,11 +111,14 @@ class RecordParser:
             return
         for kind, pattern in P.STANDALONE:
             if pattern.search(text):
+                self._remember(text, kind)
                 self._emit(Incident(kind=kind, lines=[line], ranks=_ranks(line)))
                 return
         if self._signature is not None and self._signature.search(text):
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, text.strip(), line)])
             self._open[line.stream] = _Open(inc, "message")
+            return
+        self._remember(text, "")
 
     # ---- continuing records: return False when the line does not belong here -----------------
     def _continue(self, op: _Open, line: Line) -> bool:

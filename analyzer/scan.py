@@ -2,7 +2,7 @@
 every line only while some rank is inside a record (a traceback or a multi-line message)."""
 from __future__ import annotations
 
-import re
+from bisect import bisect_left
 from collections.abc import Callable
 
 from .model import Line
@@ -10,16 +10,18 @@ from .patterns import TRIGGER
 from .reader import InputError, ReadStats, Source, chunks
 from .records import RecordParser
 from .textnorm import clean, split_glued
+from .trigger import Trigger
 
 
 def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
-         on_line: Callable[[Line], None] | None = None, trigger: re.Pattern = TRIGGER) -> None:
+         on_line: Callable[[Line], None] | None = None, trigger: Trigger | None = None) -> None:
     """`trigger` finds candidate lines in raw bytes; lines it misses are parsed only inside records."""
+    trigger = trigger or Trigger(TRIGGER)
     for source in sources:
         lineno = 0
         try:
             for chunk in chunks(source, stats):
-                lineno = _scan_chunk(chunk, source.label, lineno, parser, on_line, trigger.search)
+                lineno = _scan_chunk(chunk, source.label, lineno, parser, on_line, trigger)
         except InputError as err:
             if not source.optional:
                 raise
@@ -28,16 +30,17 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
         parser.close()  # a file that ends mid-traceback still yields its incident
 
 
-def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_line, search) -> int:
+def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_line, trigger: Trigger) -> int:
     """Feed the interesting lines of `chunk`; return the number of lines seen so far."""
     pos, n = 0, len(chunk)
     count, find = chunk.count, chunk.find
+    starts, i = trigger.line_starts(chunk), 0
     while pos < n:
         if not parser.busy:
-            m = search(chunk, pos)
-            if m is None:
+            i = bisect_left(starts, pos, i)
+            if i == len(starts):
                 return lineno + count(b"\n", pos)
-            start = chunk.rfind(b"\n", pos, m.start()) + 1
+            start = starts[i]
             if start > pos:
                 lineno += count(b"\n", pos, start)
                 pos = start
@@ -50,16 +53,22 @@ def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_l
     return lineno
 
 
+_CLEANED: dict[bytes, list] = {}  # raw line -> its cleaned parts; warnings repeat on every rank
+
+
 def _feed(raw: bytes, path: str, lineno: int, parser: RecordParser, on_line) -> None:
-    text = raw.decode("utf-8", "replace")
-    noise, text = split_glued(text)
-    if noise:
-        _emit(noise, path, lineno, parser, on_line)
-    _emit(text, path, lineno, parser, on_line)
+    parts = _CLEANED.get(raw)
+    if parts is None:
+        noise, text = split_glued(raw.decode("utf-8", "replace"))
+        parts = ([clean(noise)] if noise else []) + [clean(text)]
+        if len(_CLEANED) >= 50_000:
+            _CLEANED.clear()
+        _CLEANED[raw] = parts
+    for c in parts:
+        _emit(c, path, lineno, parser, on_line)
 
 
-def _emit(text: str, path: str, lineno: int, parser: RecordParser, on_line) -> None:
-    c = clean(text)
+def _emit(c, path: str, lineno: int, parser: RecordParser, on_line) -> None:
     line = Line(path, lineno, c.text, c.rank, c.host)
     if on_line is not None:
         on_line(line)
