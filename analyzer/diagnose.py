@@ -80,7 +80,7 @@ class Engine:
             text = line.text
             if len(facts) >= MAX_FACTS or text in seen:
                 return
-            if len(seen) < 100_000:
+            if len(seen) < 20_000 and len(text) <= 512:
                 seen.add(text)
             if FACTS.search(text):
                 facts[text] = line

@@ -67,9 +67,11 @@ class Collector:
         memo = (inc.kind, inc.first.text)
         key = self._print_of_line.get(memo)
         if key is None:
-            if len(self._print_of_line) >= 50_000:
-                self._print_of_line.clear()
-            key = self._print_of_line[memo] = fingerprint(inc)
+            key = fingerprint(inc)
+            if len(inc.first.text) <= 512:
+                if len(self._print_of_line) >= 20_000:
+                    self._print_of_line.clear()
+                self._print_of_line[memo] = key
         return key
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from . import patterns as P
 from .model import Exc, Frame, Incident, Line
 
-MEMO_SIZE = 50_000  # distinct line texts whose classification is remembered
+MEMO_SIZE = 20_000  # distinct line texts (<= 512 chars) whose classification is remembered
 MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
 MAX_MESSAGE_LINES = 60
 CHAIN_GAP = 3  # lines allowed between a chain marker and the next "Traceback"
@@ -85,6 +85,8 @@ class RecordParser:
         self._classify(line)
 
     def _remember(self, text: str, kind: str) -> None:
+        if len(text) > 512:
+            return
         if len(self._memo) >= MEMO_SIZE:
             self._memo.clear()
         self._memo[text] = kind

@@ -17,11 +17,12 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
          on_line: Callable[[Line], None] | None = None, trigger: Trigger | None = None) -> None:
     """`trigger` finds candidate lines in raw bytes; lines it misses are parsed only inside records."""
     trigger = trigger or Trigger(TRIGGER)
+    cache: dict[bytes, list] = {}
     for source in sources:
         lineno = 0
         try:
             for chunk in chunks(source, stats):
-                lineno = _scan_chunk(chunk, source.label, lineno, parser, on_line, trigger)
+                lineno = _scan_chunk(chunk, source.label, lineno, parser, on_line, trigger, cache)
         except InputError as err:
             if not source.optional:
                 raise
@@ -30,7 +31,8 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
         parser.close()  # a file that ends mid-traceback still yields its incident
 
 
-def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_line, trigger: Trigger) -> int:
+def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_line, trigger: Trigger,
+                cache: dict) -> int:
     """Feed the interesting lines of `chunk`; return the number of lines seen so far."""
     pos, n = 0, len(chunk)
     count, find = chunk.count, chunk.find
@@ -48,22 +50,25 @@ def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_l
         if end < 0:
             end = n
         lineno += 1
-        _feed(chunk[pos:end], path, lineno, parser, on_line)
+        _feed(chunk[pos:end], path, lineno, parser, on_line, cache)
         pos = end + 1
     return lineno
 
 
-_CLEANED: dict[bytes, list] = {}  # raw line -> its cleaned parts; warnings repeat on every rank
+MEMO_LINES = 20_000  # memoised distinct lines, each at most MEMO_LINE_BYTES: memory stays ~10 MB
+MEMO_LINE_BYTES = 512
 
 
-def _feed(raw: bytes, path: str, lineno: int, parser: RecordParser, on_line) -> None:
-    parts = _CLEANED.get(raw)
+def _feed(raw: bytes, path: str, lineno: int, parser: RecordParser, on_line, cache: dict) -> None:
+    """Clean one raw line (memoised: warnings repeat on every rank) and hand it on."""
+    parts = cache.get(raw)
     if parts is None:
         noise, text = split_glued(raw.decode("utf-8", "replace"))
         parts = ([clean(noise)] if noise else []) + [clean(text)]
-        if len(_CLEANED) >= 50_000:
-            _CLEANED.clear()
-        _CLEANED[raw] = parts
+        if len(raw) <= MEMO_LINE_BYTES:
+            if len(cache) >= MEMO_LINES:
+                cache.clear()
+            cache[raw] = parts
     for c in parts:
         _emit(c, path, lineno, parser, on_line)
 

@@ -66,9 +66,10 @@ class Trigger:
             ok = memo.get(line)
             if ok is None:
                 ok = confirm(line) is not None
-                if len(memo) >= 50_000:
-                    memo.clear()
-                memo[line] = ok
+                if len(line) <= 512:
+                    if len(memo) >= 20_000:
+                        memo.clear()
+                    memo[line] = ok
             if ok:
                 out.append(start)
         return out
