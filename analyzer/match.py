@@ -26,6 +26,8 @@ from .textnorm import canon
 # rich traceback code lines: "│ ❱ 233 │   │   assert x is not None      │" -> "assert x is not None"
 _RICH_CODE = re.compile(r"^\s*[│|]\s*(?:❱\s*)?(?:\d+\s*)?(?:[│|]\s*)*|\s*[│|]\s*$")
 
+SHORTLIST = 16  # best TF-IDF entries (and at most as many trigger hits) fully scored per incident
+
 FEATURES = ("regex", "fuzzy", "frames", "tfidf", "context")
 MIN_FUZZY_LEN = 24  # canonical messages shorter than this are too generic to compare
 
@@ -106,6 +108,35 @@ class Matcher:
         self.vectors = vectors
         self.calibration = calibration
         self._canon_messages = {e.id: [canon(m) for m in e.messages] for e in entries}
+        # inverted TF-IDF index and trigger phrases: a large KB is narrowed to a shortlist per incident
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for i, e in enumerate(entries):
+            for term, w in vectors.get(e.id, {}).items():
+                self._postings.setdefault(term, []).append((i, w))
+        common = max(SHORTLIST, len(entries) // 4)  # terms in more entries than this do not discriminate
+        self._postings = {t: p for t, p in self._postings.items() if len(p) <= common}
+        phrases = sorted({t for e in entries for t in e.triggers})
+        self._phrase_entries = {p: [i for i, e in enumerate(entries) if p in e.triggers] for p in phrases}
+        self._phrases = _automaton(phrases) if len(entries) > SHORTLIST else None
+
+    def shortlist(self, inc: Incident, doc_vec: tfidf.Vector) -> list:
+        """Entries worth scoring: the best by TF-IDF through the inverted index, plus every entry whose
+        trigger phrase appears in the incident. With a KB smaller than SHORTLIST, all of them."""
+        if len(self.entries) <= SHORTLIST:
+            return self.entries
+        acc: dict[int, float] = {}
+        for term, w in doc_vec.items():
+            for i, ew in self._postings.get(term, ()):
+                acc[i] = acc.get(i, 0.0) + w * ew
+        text = "\n".join(line.text for line in inc.lines[:200])
+        hits = set()
+        if self._phrases is not None:
+            found = {text[s:e] for _, s, e in self._phrases.find_matches_as_indexes(text, overlapping=True)}
+            hits = {i for phrase in found for i in self._phrase_entries.get(phrase, ())}
+        rank = lambda i: acc.get(i, 0.0)  # noqa: E731
+        chosen = sorted(hits, key=rank, reverse=True)[:SHORTLIST]  # trigger hits first, best first
+        chosen += [i for i in sorted(acc, key=rank, reverse=True) if i not in hits][:SHORTLIST]
+        return [self.entries[i] for i in sorted(set(chosen))]
 
     def score(self, inc: Incident, context_lines: list[Line]) -> list[Scored]:
         cands = candidates(inc)
@@ -114,7 +145,7 @@ class Matcher:
         frames = {f.basename for f in inc.frames} | {f.func for f in inc.frames} | \
                  {f"{f.basename}:{f.func}" for f in inc.frames}
         out = []
-        for entry in self.entries:
+        for entry in self.shortlist(inc, doc_vec):
             signals = [
                 self._regex(entry, cands),
                 self._fuzzy(entry, canon_msg, inc),
@@ -146,7 +177,8 @@ class Matcher:
         for msg in self._canon_messages[entry.id]:
             short, long_ = sorted((canon_msg, msg), key=len)
             # partial_ratio aligns the shorter text inside the longer one; scale down short ones
-            score = fuzz.partial_ratio(short, long_) / 100 * min(1.0, len(short) / 60)
+            # below half-similar is noise (clamped to 0 below), so rapidfuzz may stop early there
+            score = fuzz.partial_ratio(short, long_, score_cutoff=50) / 100 * min(1.0, len(short) / 60)
             best = max(best, score)
         best = round(max(0.0, (best - 0.5) / 0.5), 4)  # below half-similar is noise
         line = inc.headline.line if inc.headline and inc.headline.line else inc.first
@@ -173,6 +205,14 @@ class Matcher:
                         best = Signal("context", rule.weight, rule.note or rule.regex.pattern, [line])
                     break
         return best
+
+
+def _automaton(phrases: list[str]):
+    try:
+        import ahocorasick_rs
+    except ImportError:  # pragma: no cover
+        return None
+    return ahocorasick_rs.AhoCorasick(phrases, matchkind=ahocorasick_rs.MatchKind.Standard) if phrases else None
 
 
 def _features(signals: list[Signal]) -> list[float]:

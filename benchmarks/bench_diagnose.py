@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Benchmark `vlkb diagnose`: throughput and peak RSS on a large multi-rank log, wall time on a small one.
+"""Benchmark `vlkb diagnose`: throughput and peak RSS on a large multi-rank log, wall time on a small one,
+against `grep -E -c` and Drain3 on the same log, and the matching cost with a 5,000-entry KB.
 
-  python benchmarks/bench_diagnose.py [--size-mb 500] [--ranks 8] [--runs 3] [--keep PATH]
+  python benchmarks/bench_diagnose.py [--size-mb 1024] [--ranks 8] [--runs 3] [--keep PATH]
 
 The generated log interleaves 8 ranks' tqdm redraws, HF-style metric dicts, INFO lines and warnings,
 with a real failure (a fixture's ZeRO-2 traceback) near the end on one rank, followed by the cascade
@@ -80,7 +81,7 @@ def timed(cmd: list[str]) -> tuple[float, int, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--size-mb", type=int, default=500)
+    ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--ranks", type=int, default=8)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="write the generated log here and keep it")
@@ -108,10 +109,86 @@ def main() -> None:
     g = statistics.median(greps)
     print(f"grep -E -c (floor of one pass): median {g:.2f} s = {size / 2**20 / g:.0f} MB/s; "
           f"vlkb / grep throughput = {g / med:.2f}")
-    small = [timed(vlkb + ["diagnose", str(SMALL)])[0] for _ in range(max(5, a.runs))]
-    print(f"vlkb diagnose (small, {SMALL.stat().st_size} B): median wall {statistics.median(small) * 1000:.0f} ms")
+    small = statistics.median(timed(vlkb + ["diagnose", str(SMALL)])[0] for _ in range(max(5, a.runs)))
+    print(f"vlkb diagnose (small, {SMALL.stat().st_size} B): median wall {small * 1000:.0f} ms")
+    helps = statistics.median(timed(vlkb + ["--help"])[0] for _ in range(max(5, a.runs)))
+    drain = drain3_rate(big)
+    per_incident = match_cost(5000)
     if not a.keep:
         os.unlink(big)
+    rows = [
+        ("log size", f"{size / 2**20:.0f} MiB, {a.ranks} ranks"),
+        ("vlkb diagnose throughput (median)", f"{size / 2**20 / med:.0f} MB/s ({med:.2f} s)"),
+        ("grep -E -c, same file (one-pass floor)", f"{size / 2**20 / g:.0f} MB/s ({g:.2f} s)"),
+        ("vlkb / grep", f"{g / med:.2f}"),
+        ("Drain3 on a 1% sample", f"{drain:.0f} lines/s"),
+        ("vlkb peak RSS", f"{rss} MiB"),
+        ("vlkb diagnose, small log (median wall)", f"{small * 1000:.0f} ms"),
+        ("vlkb --help (median wall)", f"{helps * 1000:.0f} ms"),
+        ("match cost, 5,000-entry KB", f"{per_incident:.1f} ms per incident"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print()
+    print(f"| {'measure':<{width}} | result |")
+    print(f"|{'-' * (width + 2)}|--------|")
+    for k, v in rows:
+        print(f"| {k:<{width}} | {v} |")
+
+
+def drain3_rate(path: Path) -> float:
+    """Lines per second Drain3's template miner handles on every 100th line of the log."""
+    from drain3 import TemplateMiner
+
+    miner = TemplateMiner()
+    sample = []
+    with open(path, "rb") as f:
+        for i, line in enumerate(f):
+            if i % 100 == 0:
+                sample.append(line.decode("utf-8", "replace").rstrip("\n"))
+    t = time.perf_counter()
+    for line in sample:
+        miner.add_log_message(line)
+    return len(sample) / (time.perf_counter() - t)
+
+
+def match_cost(n_entries: int) -> float:
+    """Milliseconds to score one incident against a synthetic KB of `n_entries` (shipped entries cloned
+    under new ids with their messages shuffled, so regex, fuzzy and TF-IDF all have work to do)."""
+    import copy
+    import random
+
+    from vlkb.analyzer import Engine
+    from vlkb.analyzer.diagnose import fit_vectors
+    from vlkb.kb import load
+    from vlkb.kb.fixtures import parse
+
+    base = load()
+    rng = random.Random(0)
+    entries = []
+    for i in range(n_entries):
+        e = copy.copy(base[i % len(base)])
+        e.id = f"{e.id}-{i}"
+        shuffled = []
+        for message in e.messages:  # same lengths as real messages, different wording
+            words = message.split()
+            rng.shuffle(words)
+            shuffled.append(" ".join(words))
+        e.messages = shuffled
+        entries.append(e)
+    real = Engine.load()
+    idf, vectors = fit_vectors(entries)
+    engine = Engine(entries, idf, vectors, real.calibration)
+    incidents = []
+    for p in sorted((ROOT / "kb/entries").glob("*/*.pos-*.log"))[:20]:
+        tmp = Path(tempfile.mkdtemp()) / p.name
+        tmp.write_text(parse(p).text)
+        d = real.diagnose([str(tmp)])
+        if d.root is not None:
+            incidents.append(d.root)
+    t = time.perf_counter()
+    for inc in incidents:
+        engine.matcher.score(inc, [])
+    return (time.perf_counter() - t) * 1000 / max(len(incidents), 1)
 
 
 if __name__ == "__main__":
