@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from . import tfidf
 from .elect import Collector, elect
 from .match import Calibration, Matcher, Scored
+from .memo import Memo
 from .model import Incident, Line
 from .patterns import TRIGGER
 from .reader import ReadStats, expand
@@ -74,14 +75,13 @@ class Engine:
         collector = Collector()
         stats = ReadStats()
         facts: dict[str, Line] = {}
-        seen: set[str] = set()  # texts already checked for facts
+        seen = Memo()  # texts already checked for facts
 
         def on_line(line: Line) -> None:
             text = line.text
             if len(facts) >= MAX_FACTS or text in seen:
                 return
-            if len(seen) < 20_000 and len(text) <= 512:
-                seen.add(text)
+            seen.remember(text, True)
             if FACTS.search(text):
                 facts[text] = line
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from .memo import Memo
 from .model import Incident
 from .textnorm import canon
 
@@ -40,7 +41,7 @@ class Collector:
 
     def __init__(self):
         self._by_print: dict[tuple, Incident] = {}
-        self._print_of_line: dict[tuple, tuple] = {}  # (kind, text) -> fingerprint, one-line incidents
+        self._print_of_line = Memo()  # kind + text -> fingerprint, for one-line incidents
         self.order: list[Incident] = []
         self.dropped = 0
 
@@ -64,14 +65,11 @@ class Collector:
     def _fingerprint(self, inc: Incident) -> tuple:
         if len(inc.lines) != 1 or inc.chain:
             return fingerprint(inc)
-        memo = (inc.kind, inc.first.text)
+        memo = f"{inc.kind}\0{inc.first.text}"
         key = self._print_of_line.get(memo)
         if key is None:
             key = fingerprint(inc)
-            if len(inc.first.text) <= 512:
-                if len(self._print_of_line) >= 20_000:
-                    self._print_of_line.clear()
-                self._print_of_line[memo] = key
+            self._print_of_line.remember(memo, key)
         return key
 
 

@@ -22,6 +22,7 @@ from . import tfidf
 from .model import Incident, Line
 from .patterns import FRAME
 from .textnorm import canon
+from .trigger import ahocorasick_rs
 
 # rich traceback code lines: "│ ❱ 233 │   │   assert x is not None      │" -> "assert x is not None"
 _RICH_CODE = re.compile(r"^\s*[│|]\s*(?:❱\s*)?(?:\d+\s*)?(?:[│|]\s*)*|\s*[│|]\s*$")
@@ -208,11 +209,9 @@ class Matcher:
 
 
 def _automaton(phrases: list[str]):
-    try:
-        import ahocorasick_rs
-    except ImportError:  # pragma: no cover
+    if ahocorasick_rs is None or not phrases:  # without the wheel the shortlist rests on TF-IDF alone
         return None
-    return ahocorasick_rs.AhoCorasick(phrases, matchkind=ahocorasick_rs.MatchKind.Standard) if phrases else None
+    return ahocorasick_rs.AhoCorasick(phrases, matchkind=ahocorasick_rs.MatchKind.Standard)
 
 
 def _features(signals: list[Signal]) -> list[float]:

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import patterns as P
+from .memo import Memo
 from .model import Exc, Frame, Incident, Line
 
-MEMO_SIZE = 20_000  # distinct line texts (<= 512 chars) whose classification is remembered
 MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
 MAX_MESSAGE_LINES = 60
 CHAIN_GAP = 3  # lines allowed between a chain marker and the next "Traceback"
@@ -57,7 +57,7 @@ class RecordParser:
         self._open: dict[tuple, _Open] = {}
         # text -> kind of the one-line incident it is ("" for none); warnings and metrics repeat
         # across ranks and steps, so most candidate lines were classified before
-        self._memo: dict[str, str] = {}
+        self._memo = Memo()
 
     @property
     def busy(self) -> bool:
@@ -84,13 +84,6 @@ class RecordParser:
             return
         self._classify(line)
 
-    def _remember(self, text: str, kind: str) -> None:
-        if len(text) > 512:
-            return
-        if len(self._memo) >= MEMO_SIZE:
-            self._memo.clear()
-        self._memo[text] = kind
-
     def _classify(self, line: Line) -> None:
         text = line.text
         if P.TRACEBACK.search(text):
@@ -111,16 +104,16 @@ class RecordParser:
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
             self._open[line.stream] = _Open(inc, "message")
             return
-        for kind, pattern in P.STANDALONE:
-            if pattern.search(text):
-                self._remember(text, kind)
-                self._emit(Incident(kind=kind, lines=[line], ranks=_ranks(line)))
-                return
+        kind = _standalone_kind(text, warnings=True)
+        if kind:
+            self._memo.remember(text, kind)
+            self._emit(Incident(kind=kind, lines=[line], ranks=_ranks(line)))
+            return
         if self._signature is not None and self._signature.search(text):
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, text.strip(), line)])
             self._open[line.stream] = _Open(inc, "message")
             return
-        self._remember(text, "")
+        self._memo.remember(text, "")
 
     # ---- continuing records: return False when the line does not belong here -----------------
     def _continue(self, op: _Open, line: Line) -> bool:
@@ -155,7 +148,7 @@ class RecordParser:
         if text.strip() == "" and len(inc.lines) > 1 and not inc.frames:
             self._finish(op)
             return False
-        if inc.frames and (P.RECORD_START.match(text) or _standalone_kind(text)):
+        if inc.frames and (P.RECORD_START.match(text) or _standalone_kind(text, warnings=False)):
             self._finish(op)  # the process stopped mid-traceback, or the excerpt did
             return False
         self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
@@ -218,10 +211,11 @@ class RecordParser:
         self._emit(inc)
 
 
-def _standalone_kind(text: str) -> str | None:
-    """The kind of incident a line is on its own (a watchdog, a kill, a launcher notice), or None."""
+def _standalone_kind(text: str, warnings: bool) -> str | None:
+    """The kind of incident a line is on its own (a watchdog, a kill, a launcher notice, and with
+    `warnings` a warning), or None."""
     for kind, pattern in P.STANDALONE:
-        if kind != "warning" and pattern.search(text):
+        if (warnings or kind != "warning") and pattern.search(text):
             return kind
     return None
 

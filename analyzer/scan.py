@@ -5,6 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable
 
+from .memo import Memo
 from .model import Line
 from .patterns import TRIGGER
 from .reader import InputError, ReadStats, Source, chunks
@@ -17,7 +18,7 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
          on_line: Callable[[Line], None] | None = None, trigger: Trigger | None = None) -> None:
     """`trigger` finds candidate lines in raw bytes; lines it misses are parsed only inside records."""
     trigger = trigger or Trigger(TRIGGER)
-    cache: dict[bytes, list] = {}
+    cache = Memo()  # raw line -> its cleaned parts
     for source in sources:
         lineno = 0
         try:
@@ -32,7 +33,7 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
 
 
 def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_line, trigger: Trigger,
-                cache: dict) -> int:
+                cache: Memo) -> int:
     """Feed the interesting lines of `chunk`; return the number of lines seen so far."""
     pos, n = 0, len(chunk)
     count, find = chunk.count, chunk.find
@@ -55,20 +56,13 @@ def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_l
     return lineno
 
 
-MEMO_LINES = 20_000  # memoised distinct lines, each at most MEMO_LINE_BYTES: memory stays ~10 MB
-MEMO_LINE_BYTES = 512
-
-
-def _feed(raw: bytes, path: str, lineno: int, parser: RecordParser, on_line, cache: dict) -> None:
+def _feed(raw: bytes, path: str, lineno: int, parser: RecordParser, on_line, cache: Memo) -> None:
     """Clean one raw line (memoised: warnings repeat on every rank) and hand it on."""
     parts = cache.get(raw)
     if parts is None:
         noise, text = split_glued(raw.decode("utf-8", "replace"))
         parts = ([clean(noise)] if noise else []) + [clean(text)]
-        if len(raw) <= MEMO_LINE_BYTES:
-            if len(cache) >= MEMO_LINES:
-                cache.clear()
-            cache[raw] = parts
+        cache.remember(raw, parts)
     for c in parts:
         _emit(c, path, lineno, parser, on_line)
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 
+from .memo import Memo
+
 try:  # a declared dependency; the pure-`re` path stays correct where no wheel exists
     import ahocorasick_rs
-except ImportError:  # pragma: no cover - exercised by test_trigger_without_ahocorasick
+except ImportError:  # pragma: no cover - the same path as Trigger(use_automaton=False), which is tested
     ahocorasick_rs = None
 
 # The regex pieces of the trigger and the literal each is guaranteed to contain.
@@ -31,7 +33,7 @@ def literal_core(alternative: bytes) -> bytes | None:
 class Trigger:
     def __init__(self, regex: re.Pattern, use_automaton: bool = True):
         self.regex = regex
-        self._confirmed: dict[bytes, bool] = {}  # repeated lines (warnings on every rank) confirm once
+        self._confirmed = Memo()  # repeated lines (warnings on every rank) are confirmed once
         self._automaton = None
         if use_automaton and ahocorasick_rs is not None:
             cores = [literal_core(a) for a in regex.pattern.split(b"|")]
@@ -66,10 +68,7 @@ class Trigger:
             ok = memo.get(line)
             if ok is None:
                 ok = confirm(line) is not None
-                if len(line) <= 512:
-                    if len(memo) >= 20_000:
-                        memo.clear()
-                    memo[line] = ok
+                memo.remember(line, ok)
             if ok:
                 out.append(start)
         return out
