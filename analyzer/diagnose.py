@@ -86,7 +86,7 @@ class Engine:
                 facts[text] = line
 
         parser = RecordParser(collector.add, self.signature)
-        scan(expand(inputs), parser, stats, on_line, self.trigger)
+        scan(expand(inputs), parser, stats, on_line, self.trigger, collector.again)
         incidents = elect(collector.order)
         if collector.dropped:
             stats.notes.append(f"{collector.dropped} further distinct warnings/metrics were not kept")

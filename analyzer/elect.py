@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .memo import Memo
-from .model import Incident
+from .model import Incident, Line
 from .textnorm import canon
 
 MAX_INCIDENTS = 5000  # distinct incidents kept; beyond this only failures are added
@@ -45,22 +45,29 @@ class Collector:
         self.order: list[Incident] = []
         self.dropped = 0
 
-    def add(self, inc: Incident) -> None:
+    def add(self, inc: Incident) -> Incident | None:
+        """Keep or fold `inc`; return the incident it now lives in (None when dropped)."""
         key = self._fingerprint(inc)
         seen = self._by_print.get(key)
         if seen is not None:
-            seen.count += 1
             for r in inc.ranks:
                 if r not in seen.ranks:
                     seen.ranks.append(r)
-            if len(seen.lines) < MAX_FOLDED_LINES and inc.kind in ("metric", "warning", "nccl", "signal"):
-                seen.lines.append(inc.first)
-            return
+            self.again(seen, inc.first)
+            return seen
         if len(self.order) >= MAX_INCIDENTS and inc.kind in ("warning", "metric", "launcher"):
             self.dropped += 1
-            return
+            return None
         self._by_print[key] = inc
         self.order.append(inc)
+        return inc
+
+    @staticmethod
+    def again(seen: Incident, line: Line) -> None:
+        """One more occurrence of a one-line incident already kept, from a rank it already lists."""
+        seen.count += 1
+        if len(seen.lines) < MAX_FOLDED_LINES and seen.kind in ("metric", "warning", "nccl", "signal"):
+            seen.lines.append(line)
 
     def _fingerprint(self, inc: Incident) -> tuple:
         if len(inc.lines) != 1 or inc.chain:
@@ -96,6 +103,7 @@ def elect(incidents: list[Incident]) -> list[Incident]:
     root_rank = next((i.root_rank for i in incidents if i.root_rank is not None), None)
     files: dict[str, int] = {}
     for inc in incidents:
+        inc.ranks.sort(key=_rank_order)
         inc.cascade = is_cascade(inc)
         files.setdefault(inc.first.path, len(files))  # files are scanned in order
 
@@ -116,6 +124,12 @@ def elect(incidents: list[Incident]) -> list[Incident]:
     if ordered and ordered[0].kind != "warning":
         ordered[0].root = True
     return ordered
+
+
+def _rank_order(who: str) -> tuple:
+    """"node-1/3" and "3" sort by host, then by rank as a number."""
+    host, _, rank = who.rpartition("/")
+    return (host, int(rank)) if rank.isdigit() else (host or who, -1)
 
 
 def _has_rank(inc: Incident, rank: str) -> bool:

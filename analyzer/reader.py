@@ -65,8 +65,9 @@ def _opener(path: Path):
     return lambda: open(path, "rb")
 
 
-def chunks(source: Source, stats: ReadStats, in_directory: bool = False) -> Iterator[bytes]:
-    """Byte chunks that end at a newline (the last may not). Lines longer than a chunk are cut to
+def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int]]:
+    """(data, end) pairs: `data[:end]` is the next run of whole lines (the last run may lack its
+    newline); bytes past `end` belong to the next pair. Lines longer than a chunk are cut to
     MAX_LINE bytes, so memory stays bounded whatever the input."""
     try:
         raw = source.open()
@@ -74,7 +75,7 @@ def chunks(source: Source, stats: ReadStats, in_directory: bool = False) -> Iter
         raise InputError(f"{source.label}: {err.strerror or err}") from None
     try:
         head = _read(raw, SNIFF, source)
-        stream: BinaryIO | None = None
+        stream: BinaryIO = raw
         if head.startswith(GZIP_MAGIC):
             stream = gzip.GzipFile(fileobj=_Prepend(head, raw))
             head = _read(stream, SNIFF, source)
@@ -84,13 +85,61 @@ def chunks(source: Source, stats: ReadStats, in_directory: bool = False) -> Iter
         if not head:
             stats.notes.append(f"{source.label}: empty input")
             return
-        yield from _split(head, stream or raw, source, stats)
+        if stream is raw and _seekable(raw):
+            raw.seek(0)  # a regular file: read it in place, no bytes carried between chunks
+            yield from _split_seekable(raw, source, stats)
+        else:
+            yield from _split(head, stream, source, stats)
     finally:
         if raw is not sys.stdin.buffer:
             raw.close()
 
 
-def _split(head: bytes, stream: BinaryIO, source: Source, stats: ReadStats) -> Iterator[bytes]:
+def _seekable(stream: BinaryIO) -> bool:
+    try:
+        return stream.seekable()
+    except OSError:
+        return False
+
+
+def _split_seekable(stream: BinaryIO, source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int]]:
+    """Read a chunk, hand over its whole lines and seek back to the start of the partial last one."""
+    while True:
+        block = _read(stream, CHUNK, source, stats)
+        if not block:
+            return
+        cut = block.rfind(b"\n") + 1
+        if len(block) < CHUNK or cut == len(block):
+            cut = len(block)  # the end of the file, or a chunk that ends exactly at a newline
+        elif cut == 0:  # one line longer than a chunk: keep its head, skip to its end
+            stats.notes.append(f"{source.label}: a line over {CHUNK >> 20} MiB was cut to {MAX_LINE >> 10} KiB")
+            stats.bytes += len(block)
+            yield block[:MAX_LINE] + b"\n", MAX_LINE + 1
+            _skip_line(stream, source, stats)
+            continue
+        else:
+            stream.seek(cut - len(block), os.SEEK_CUR)
+        stats.bytes += cut
+        yield block, cut
+
+
+def _skip_line(stream: BinaryIO, source: Source, stats: ReadStats) -> None:
+    """Read on to just past the next newline (the rest of an over-long line)."""
+    while True:
+        block = _read(stream, CHUNK, source, stats)
+        cut = block.find(b"\n")
+        if not block or cut >= 0:
+            if cut >= 0:
+                stream.seek(cut + 1 - len(block), os.SEEK_CUR)
+                stats.bytes += cut + 1
+            else:
+                stats.bytes += len(block)
+            return
+        stats.bytes += len(block)
+
+
+def _split(head: bytes, stream: BinaryIO, source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int]]:
+    """The same for a stream that cannot seek (stdin, gzip): the partial last line is carried over."""
     carry, skipping, block = b"", False, head
     while block:
         stats.bytes += len(block)
@@ -101,19 +150,19 @@ def _split(head: bytes, stream: BinaryIO, source: Source, stats: ReadStats) -> I
                 continue
             block, skipping = block[cut + 1:], False
         data = carry + block if carry else block
-        cut = data.rfind(b"\n")
-        if cut >= 0:
-            yield data[: cut + 1]
-            carry = data[cut + 1:]
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            yield data, cut
+            carry = data[cut:]
         else:
             carry = data
         if len(carry) > CHUNK:
             stats.notes.append(f"{source.label}: a line over {CHUNK >> 20} MiB was cut to {MAX_LINE >> 10} KiB")
-            yield carry[:MAX_LINE] + b"\n"
+            yield carry[:MAX_LINE] + b"\n", MAX_LINE + 1
             carry, skipping = b"", True
         block = _read(stream, CHUNK, source, stats)
     if carry and not skipping:
-        yield carry
+        yield carry, len(carry)
 
 
 def _read(stream: BinaryIO, size: int, source: Source, stats: ReadStats | None = None) -> bytes:

@@ -17,6 +17,7 @@ from .model import Exc, Frame, Incident, Line
 MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
 MAX_MESSAGE_LINES = 60
 CHAIN_GAP = 3  # lines allowed between a chain marker and the next "Traceback"
+NOTHING = "nothing"  # what `feed` returns for a line that is no incident and opens no record
 
 
 @dataclass(slots=True)
@@ -49,8 +50,9 @@ def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
 
 
 class RecordParser:
-    def __init__(self, emit: Callable[[Incident], None], signature: re.Pattern | None = None):
-        """`signature` finds lines that are failures by content alone (the KB's trigger phrases),
+    def __init__(self, emit: Callable[[Incident], Incident | None], signature: re.Pattern | None = None):
+        """`emit` receives each incident and returns the one it was folded into (None if dropped).
+        `signature` finds lines that are failures by content alone (the KB's trigger phrases),
         such as the second line of a wrapped message whose first line was cut off."""
         self._emit = emit
         self._signature = signature
@@ -64,11 +66,13 @@ class RecordParser:
         return bool(self._open)
 
     # ---- entry points ----------------------------------------------------------------------
-    def feed(self, line: Line) -> None:
+    def feed(self, line: Line) -> Incident | str | None:
+        """Take one line. Return what another line of the same text would do while no record is
+        open: NOTHING, or the folded incident it adds to (None when that cannot be said)."""
         op = self._open.get(line.stream)
         if op is not None and self._continue(op, line):
-            return
-        self._start(line)
+            return None
+        return self._start(line)
 
     def close(self) -> None:
         for op in list(self._open.values()):
@@ -76,15 +80,15 @@ class RecordParser:
         self._open.clear()
 
     # ---- starting records ------------------------------------------------------------------
-    def _start(self, line: Line) -> None:
+    def _start(self, line: Line) -> Incident | str | None:
         known = self._memo.get(line.text)
         if known is not None:
             if known:
-                self._emit(Incident(kind=known, lines=[line], ranks=_ranks(line)))
-            return
-        self._classify(line)
+                return self._emit(Incident(kind=known, lines=[line], ranks=_ranks(line)))
+            return NOTHING
+        return self._classify(line)
 
-    def _classify(self, line: Line) -> None:
+    def _classify(self, line: Line) -> Incident | str | None:
         text = line.text
         if P.TRACEBACK.search(text):
             inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
@@ -107,13 +111,13 @@ class RecordParser:
         kind = _standalone_kind(text, warnings=True)
         if kind:
             self._memo.remember(text, kind)
-            self._emit(Incident(kind=kind, lines=[line], ranks=_ranks(line)))
-            return
+            return self._emit(Incident(kind=kind, lines=[line], ranks=_ranks(line)))
         if self._signature is not None and self._signature.search(text):
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, text.strip(), line)])
             self._open[line.stream] = _Open(inc, "message")
-            return
+            return None
         self._memo.remember(text, "")
+        return NOTHING
 
     # ---- continuing records: return False when the line does not belong here -----------------
     def _continue(self, op: _Open, line: Line) -> bool:

@@ -6,24 +6,28 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from .memo import Memo
-from .model import Line
+from .model import Incident, Line
 from .patterns import TRIGGER
 from .reader import InputError, ReadStats, Source, chunks
-from .records import RecordParser
+from .records import NOTHING, RecordParser
 from .textnorm import clean, split_glued
 from .trigger import Trigger
 
 
 def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
-         on_line: Callable[[Line], None] | None = None, trigger: Trigger | None = None) -> None:
-    """`trigger` finds candidate lines in raw bytes; lines it misses are parsed only inside records."""
+         on_line: Callable[[Line], None] | None = None, trigger: Trigger | None = None,
+         again: Callable[[Incident, Line], None] | None = None) -> None:
+    """`trigger` finds candidate lines in raw bytes; lines it misses are parsed only inside records.
+    `again(incident, line)` counts one more occurrence of a one-line incident: with it, a raw line
+    seen before outside any record (a warning repeated every step on every rank) skips the parser."""
     trigger = trigger or Trigger(TRIGGER)
     cache = Memo()  # raw line -> its cleaned parts
     for source in sources:
         lineno = 0
+        feed = _Feeder(source.label, parser, on_line, cache, again)
         try:
-            for chunk in chunks(source, stats):
-                lineno = _scan_chunk(chunk, source.label, lineno, parser, on_line, trigger, cache)
+            for chunk, end in chunks(source, stats):
+                lineno = _scan_chunk(chunk, end, lineno, parser, feed, trigger)
         except InputError as err:
             if not source.optional:
                 raise
@@ -32,43 +36,54 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
         parser.close()  # a file that ends mid-traceback still yields its incident
 
 
-def _scan_chunk(chunk: bytes, path: str, lineno: int, parser: RecordParser, on_line, trigger: Trigger,
-                cache: Memo) -> int:
-    """Feed the interesting lines of `chunk`; return the number of lines seen so far."""
-    pos, n = 0, len(chunk)
+def _scan_chunk(chunk: bytes, n: int, lineno: int, parser: RecordParser, feed: "_Feeder", trigger: Trigger) -> int:
+    """Feed the interesting lines of `chunk[:n]`; return the number of lines seen so far."""
+    pos = 0
     count, find = chunk.count, chunk.find
     starts, i = trigger.line_starts(chunk), 0
     while pos < n:
         if not parser.busy:
             i = bisect_left(starts, pos, i)
-            if i == len(starts):
-                return lineno + count(b"\n", pos)
+            if i == len(starts) or starts[i] >= n:
+                return lineno + count(b"\n", pos, n)
             start = starts[i]
             if start > pos:
                 lineno += count(b"\n", pos, start)
                 pos = start
-        end = find(b"\n", pos)
+        end = find(b"\n", pos, n)
         if end < 0:
             end = n
         lineno += 1
-        _feed(chunk[pos:end], path, lineno, parser, on_line, cache)
+        feed(chunk[pos:end], lineno)
         pos = end + 1
     return lineno
 
 
-def _feed(raw: bytes, path: str, lineno: int, parser: RecordParser, on_line, cache: Memo) -> None:
-    """Clean one raw line (memoised: warnings repeat on every rank) and hand it on."""
-    parts = cache.get(raw)
-    if parts is None:
-        noise, text = split_glued(raw.decode("utf-8", "replace"))
-        parts = ([clean(noise)] if noise else []) + [clean(text)]
-        cache.remember(raw, parts)
-    for c in parts:
-        _emit(c, path, lineno, parser, on_line)
+class _Feeder:
+    """Clean raw lines (memoised: warnings repeat on every rank) and hand them to the parser."""
 
+    def __init__(self, path: str, parser: RecordParser, on_line, cache: Memo, again):
+        self.path, self.parser, self.on_line, self.cache, self.again = path, parser, on_line, cache, again
+        self.repeats = Memo()  # raw line -> (what feeding it did, its cleaned form), for this file
 
-def _emit(c, path: str, lineno: int, parser: RecordParser, on_line) -> None:
-    line = Line(path, lineno, c.text, c.rank, c.host)
-    if on_line is not None:
-        on_line(line)
-    parser.feed(line)
+    def __call__(self, raw: bytes, lineno: int) -> None:
+        parser = self.parser
+        if not parser.busy:
+            seen = self.repeats.get(raw)
+            if seen is not None:
+                outcome, c = seen
+                if outcome is not NOTHING:
+                    self.again(outcome, Line(self.path, lineno, c.text, c.rank, c.host))
+                return
+        parts = self.cache.get(raw)
+        if parts is None:
+            noise, text = split_glued(raw.decode("utf-8", "replace"))
+            parts = ([clean(noise)] if noise else []) + [clean(text)]
+            self.cache.remember(raw, parts)
+        for c in parts:
+            line = Line(self.path, lineno, c.text, c.rank, c.host)
+            if self.on_line is not None:
+                self.on_line(line)
+            outcome = parser.feed(line)
+        if self.again is not None and outcome is not None and len(parts) == 1 and not parser.busy:
+            self.repeats.remember(raw, (outcome, parts[0]))

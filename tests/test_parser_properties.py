@@ -1,11 +1,16 @@
 """Property: whatever bytes arrive, no exception escapes and every reported line points at the
 original line it came from (hypothesis)."""
 import gzip
+import io
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vlkb.analyzer import InputError
+from vlkb.analyzer import InputError, reader
+from vlkb.analyzer.elect import Collector
+from vlkb.analyzer.reader import ReadStats, Source, expand
+from vlkb.analyzer.records import RecordParser
+from vlkb.analyzer.scan import scan
 from vlkb.analyzer.textnorm import clean, split_glued
 
 FRAGMENTS = [
@@ -42,3 +47,61 @@ def test_any_bytes_parse_and_lines_point_home(engine, tmp_path_factory, lines, g
             assert 1 <= line.lineno <= len(raw)
             noise, text = split_glued(originals[line.lineno - 1].decode("utf-8", "replace"))
             assert line.text in {clean(noise).text, clean(text).text}
+
+
+class _Pipe(io.BytesIO):
+    """A stream that cannot seek, like stdin."""
+
+    def seekable(self):
+        return False
+
+
+def _read_lines(data: bytes, seekable: bool) -> list[bytes]:
+    source = Source("x", (lambda: io.BytesIO(data)) if seekable else (lambda: _Pipe(data)))
+    out = b"".join(chunk[:end] for chunk, end in reader.chunks(source, ReadStats()))
+    return out.split(b"\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.one_of(st.integers(0, 100), st.integers(100, 700)), min_size=1, max_size=40),
+       final_newline=st.booleans())
+def test_chunked_reading_keeps_every_line_and_cuts_only_overlong_ones(lengths, final_newline):
+    """Read in tiny chunks (128 bytes, over-long lines cut to 32), seekable file or pipe: every line
+    keeps its number, lines shorter than a chunk arrive whole, lines over two chunks are cut."""
+    lines = [bytes([65 + i % 26]) * n for i, n in enumerate(lengths)]
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    if not data.strip():
+        return  # empty input is its own case (a note, no chunks)
+    old = reader.CHUNK, reader.MAX_LINE, reader.SNIFF
+    reader.CHUNK, reader.MAX_LINE, reader.SNIFF = 128, 32, 64
+    try:
+        for seekable in (True, False):
+            got = _read_lines(data, seekable)
+            if not final_newline and got[-1] == b"" and len(lines[-1]) >= 128:
+                got.pop()  # the cut ends the last line with a newline of its own
+            assert len(got) == len(lines) + (1 if final_newline else 0)
+            for want, have in zip(lines, got):
+                if len(want) < 128:
+                    assert have == want
+                elif len(want) >= 256:
+                    assert have == want[:32]
+                else:
+                    assert have in (want, want[:32])
+    finally:
+        reader.CHUNK, reader.MAX_LINE, reader.SNIFF = old
+
+
+def _incidents(engine, path, fast: bool):
+    collector = Collector()
+    parser = RecordParser(collector.add, engine.signature)
+    scan(expand([str(path)]), parser, ReadStats(), trigger=engine.trigger,
+         again=collector.again if fast else None)
+    return [(i.kind, i.count, sorted(i.ranks), [(l.lineno, l.text) for l in i.lines]) for i in collector.order]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.tuples(st.sampled_from(PREFIXES[:4]), st.sampled_from(FRAGMENTS)), max_size=80))
+def test_repeated_lines_skip_the_parser_without_changing_the_result(engine, tmp_path_factory, lines):
+    path = tmp_path_factory.mktemp("r") / "x.log"
+    path.write_bytes(b"\n".join(p + f for p, f in lines) + b"\n")
+    assert _incidents(engine, path, fast=True) == _incidents(engine, path, fast=False)

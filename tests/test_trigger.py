@@ -1,9 +1,13 @@
 """The fast candidate-line finder selects exactly the lines the trigger regex selects."""
+import platform
 import random
+import sys
+
+import pytest
 
 from conftest import ROOT
 from vlkb.analyzer import Engine
-from vlkb.analyzer.trigger import Trigger, literal_core
+from vlkb.analyzer.trigger import Trigger, available_engines, literal_core
 
 
 def _chunks():
@@ -16,12 +20,22 @@ def _chunks():
     yield b"\n".join(lines) + b"\n"
 
 
-def test_automaton_and_regex_select_the_same_lines():
+@pytest.mark.parametrize("engine", available_engines()[:-1])
+def test_literal_engines_and_regex_select_the_same_lines(engine):
     regex = Engine.load().trigger.regex
-    fast, slow = Trigger(regex), Trigger(regex, use_automaton=False)
-    assert fast.engine == "aho-corasick"
+    fast, slow = Trigger(regex, engine), Trigger(regex, "re")
+    assert fast.engine == engine
     for chunk in _chunks():
         assert fast.line_starts(chunk) == slow.line_starts(chunk)
+
+
+def test_the_declared_engines_are_installed():
+    """ahocorasick-rs everywhere, hyperscan where pyproject declares it (x86-64 Linux)."""
+    expected = ["aho-corasick", "re"]
+    if sys.platform == "linux" and platform.machine() == "x86_64":
+        expected.insert(0, "hyperscan")
+    assert available_engines() == expected
+    assert Engine.load().trigger.engine == expected[0]
 
 
 def test_every_trigger_alternative_has_a_literal_core():
