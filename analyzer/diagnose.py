@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from . import tfidf
 from .elect import Collector, elect
+from .facts import TRIGGER_WORDS, FactSheet
 from .match import Calibration, Matcher, Scored
 from .memo import Memo
 from .model import Incident, Line
@@ -35,10 +36,11 @@ class Diagnosis:
     verdict: str  # "known" | "unknown" | "clean"
     matches: list[Scored]  # best first; below threshold when the verdict is "unknown"
     incidents: list[Incident]  # root first
-    facts: list[Line]
+    facts: list[Line]  # lines that state how the run was configured
     stats: ReadStats
     threshold: float
     inputs: list[str] = field(default_factory=list)
+    run: dict = field(default_factory=dict)  # key -> Fact: versions, model, config (analyzer/facts.py)
 
     @property
     def root(self) -> Incident | None:
@@ -55,7 +57,8 @@ class Engine:
         phrases = sorted({t for e in entries for t in e.triggers})
         self.signature = re.compile("|".join(map(re.escape, phrases))) if phrases else None
         self.trigger = Trigger(re.compile(b"|".join(
-            [TRIGGER.pattern, FACTS_TRIGGER, *(re.escape(p.encode()) for p in phrases)])))
+            [TRIGGER.pattern, FACTS_TRIGGER, *(re.escape(w.encode()) for w in TRIGGER_WORDS),
+             *(re.escape(p.encode()) for p in phrases)])))
 
     @classmethod
     def load(cls, extra_kb: list[str] = ()) -> "Engine":
@@ -76,8 +79,10 @@ class Engine:
         stats = ReadStats()
         facts: dict[str, Line] = {}
         seen = Memo()  # texts already checked for facts
+        sheet = FactSheet()
 
         def on_line(line: Line) -> None:
+            sheet.observe(line)
             text = line.text
             if len(facts) >= MAX_FACTS or text in seen:
                 return
@@ -93,12 +98,12 @@ class Engine:
         threshold = self.calibration.threshold
         root = incidents[0] if incidents and incidents[0].root else None
         if root is None:
-            return Diagnosis("clean", [], incidents, list(facts.values()), stats, threshold, inputs)
+            return Diagnosis("clean", [], incidents, list(facts.values()), stats, threshold, inputs, sheet.facts)
         context = list(facts.values()) + [i.first for i in incidents if i.kind == "warning"]
         subject = merge_fragments(root, incidents) if root.truncated else root
-        scored = [s for s in self.matcher.score(subject, context) if s.signals][:top]
+        scored = [s for s in self.matcher.score(subject, context, sheet.facts) if s.signals][:top]
         verdict = "known" if scored and scored[0].confidence >= threshold else "unknown"
-        return Diagnosis(verdict, scored, incidents, list(facts.values()), stats, threshold, inputs)
+        return Diagnosis(verdict, scored, incidents, list(facts.values()), stats, threshold, inputs, sheet.facts)
 
 
 def merge_fragments(root: Incident, incidents: list[Incident]) -> Incident:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from . import tfidf
+from .conditions import verdicts
 from .model import Incident, Line
 from .patterns import FRAME
 from .textnorm import canon
@@ -52,6 +53,7 @@ class Scored:
     incident: Incident
     confidence: float
     signals: list[Signal]
+    advice: list[str] = field(default_factory=list)  # the entry's advice that the run's facts call for
 
     @property
     def features(self) -> list[float]:
@@ -147,7 +149,9 @@ class Matcher:
         chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
         return [self.entries[i] for i in sorted(set(chosen))]
 
-    def score(self, inc: Incident, context_lines: list[Line]) -> list[Scored]:
+    def score(self, inc: Incident, context_lines: list[Line], facts: dict | None = None) -> list[Scored]:
+        """`facts`: key -> Fact read from the log (analyzer/facts.py), for the entries' conditions."""
+        facts = facts or {}
         cands = candidates(inc)
         canon_msg = canon(" ".join(filter(None, [inc.exception, inc.message])))[:600]
         doc_vec = tfidf.transform(incident_document(inc), self.idf)
@@ -160,11 +164,12 @@ class Matcher:
                 self._fuzzy(entry, canon_msg, inc),
                 self._frames(entry, frames, inc),
                 Signal("tfidf", round(tfidf.cosine(doc_vec, self.vectors.get(entry.id, {})), 4)),
-                self._context(entry, context_lines),
+                self._context(entry, context_lines, facts),
             ]
-            signals = [s for s in signals if s.score > 0]
+            signals = [s for s in signals if s.score != 0]
             conf = self.calibration.confidence(_features(signals))
-            out.append(Scored(entry, inc, round(conf, 4), signals))
+            advice = [a for a in (x.render(facts) for x in entry.advice) if a]
+            out.append(Scored(entry, inc, round(conf, 4), signals, advice))
         out.sort(key=lambda s: -s.confidence)
         return out
 
@@ -205,7 +210,9 @@ class Matcher:
         return Signal("frames", round(len(hit) / len(entry.frames), 4), ", ".join(hit), lines)
 
     @staticmethod
-    def _context(entry, context_lines: list[Line]) -> Signal:
+    def _context(entry, context_lines: list[Line], facts: dict) -> Signal:
+        """The strongest hint found in the log (a regex on config lines and warnings, or a condition
+        on a fact it confirms), less the strongest condition it contradicts."""
         best = Signal("context", 0.0)
         for rule in entry.context:
             for line in context_lines:
@@ -213,6 +220,14 @@ class Matcher:
                     if rule.weight > best.score:
                         best = Signal("context", rule.weight, rule.note or rule.regex.pattern, [line])
                     break
+        confirmed, contradicted = verdicts(entry.conditions, facts)
+        if confirmed or contradicted:
+            pro = max(best.score, max((c.weight for c in confirmed), default=0.0))
+            against = max((c.weight for c in contradicted), default=0.0)
+            detail = "; ".join([best.detail] * (best.score > 0) + [f"log shows {c.describe()}" for c in confirmed]
+                               + [f"log contradicts {c.describe()}" for c in contradicted])
+            lines = best.lines + [facts[c.fact].line for c in confirmed + contradicted]
+            best = Signal("context", round(pro - against, 4), detail, lines)
         return best
 
 

@@ -26,7 +26,9 @@ _RANK_SRUN = re.compile(r"^ {0,3}(\d{1,4}): ")
 #   pdsh (DeepSpeed multi-node launcher): "node-1: ", "worker-0: ", "10.0.0.2: ", "localhost: ".
 #   A host name carries a digit or is localhost; exception names ("RuntimeError: ") never do.
 _HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*\d[\w.-]*): ")
-_NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|Step|Epoch)", re.I)
+#   YAML keys that carry a digit are not hosts either ("bf16: true", "fp16: false"); host names
+#   have no underscore (RFC 952), config keys usually do ("ds_z3: ...").
+_NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|_|^(?:bf|fp|tf|int|uint)\d+$)", re.I)
 
 
 @dataclass(frozen=True, slots=True)

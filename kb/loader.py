@@ -11,6 +11,8 @@ from pathlib import Path
 
 import yaml
 
+from vlkb.analyzer.conditions import Advice, Condition
+
 from .schema import EntryError, validate
 
 # libyaml's parser when PyYAML was built with it (it usually is): 5-10x faster on start-up
@@ -41,6 +43,8 @@ class Entry:
     triggers: list[str]
     frames: list[str]
     context: list[Rule]
+    conditions: list[Condition]
+    advice: list[Advice]
     frameworks: list[str]
     tags: list[str]
     sources: list[dict]
@@ -59,6 +63,10 @@ def _rules(items: list[dict], flags: int = 0) -> list[Rule]:
     return [Rule(re.compile(i["regex"], flags), float(i.get("weight", 1.0)), i.get("note", "")) for i in items]
 
 
+def _conditions(items: list[dict]) -> list[Condition]:
+    return [Condition(i["fact"], i["op"], i["value"], float(i.get("weight", 0.5)), i.get("note", "")) for i in items]
+
+
 def load_entry(path: Path) -> Entry:
     try:
         doc = read_yaml(path)
@@ -72,6 +80,8 @@ def load_entry(path: Path) -> Entry:
         symptom=doc["symptom"].strip(), root_cause=doc["root_cause"].strip(), fix=doc["fix"].strip(),
         patterns=_rules(doc["patterns"]), messages=doc["messages"], triggers=doc.get("triggers", []),
         frames=doc.get("frames", []), context=_rules(doc.get("context", []), re.I),
+        conditions=_conditions(doc.get("conditions", [])),
+        advice=[Advice(_conditions(a.get("when", [])), a["text"]) for a in doc.get("advice", [])],
         frameworks=doc["frameworks"], tags=doc.get("tags", []), sources=doc["sources"], verify=doc["verify"],
         path=path, fixtures=fixtures,
     )

@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-_TYPES = {"object": dict, "array": list, "string": str, "number": (int, float)}
+_TYPES = {"object": dict, "array": list, "string": str, "number": (int, float), "boolean": bool}
 TODO = "TODO"
 
 
@@ -43,7 +43,7 @@ def problems(doc: Any) -> list[tuple[str, str, str]]:
     for key, value in doc.items():
         if key in props:
             out += [(key, p, props[key]["hint"]) for p in _check(value, props[key], key)]
-    out += _extra(doc, props)
+    out += _extra(doc, props) + _ranges(doc, props)
     return out
 
 
@@ -57,26 +57,30 @@ def validate(doc: Any, path: str) -> dict:
 
 
 def _check(value: Any, spec: dict, where: str) -> list[str]:
-    typ = _TYPES[spec["type"]]
-    if not isinstance(value, typ) or isinstance(value, bool):
-        return [f"{where} is a {type(value).__name__}, not a {spec['type']}"]
+    kinds = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+    kind = next((k for k in kinds if isinstance(value, _TYPES[k]) and (k == "boolean") == isinstance(value, bool)),
+                None)
+    if kind is None:
+        return [f"{where} is a {type(value).__name__}, not a {' or '.join(kinds)}"]
     out = []
-    if spec["type"] == "string":
+    if "enum" in spec and value not in spec["enum"]:
+        out.append(f"{where} {value!r} is not one of {', '.join(map(str, spec['enum']))}")
+    if kind == "string":
         if len(value.strip()) < spec.get("minLength", 0):
             out.append(f"{where} is empty")
         if "pattern" in spec and not re.search(spec["pattern"], value):
             out.append(f"{where} '{value}' does not match {spec['pattern']}")
-    elif spec["type"] == "number":
+    elif kind == "number":
         if "exclusiveMinimum" in spec and not value > spec["exclusiveMinimum"]:
             out.append(f"{where} {value!r} must be above {spec['exclusiveMinimum']}")
         if "maximum" in spec and value > spec["maximum"]:
             out.append(f"{where} {value!r} must be at most {spec['maximum']}")
-    elif spec["type"] == "array":
+    elif kind == "array":
         if len(value) < spec.get("minItems", 0):
             out.append(f"{where} is empty")
         for i, item in enumerate(value):
             out += _check(item, spec["items"], f"{where}[{i}]")
-    elif spec["type"] == "object":
+    elif kind == "object":
         for key in spec.get("required", []):
             if key not in value:
                 out.append(f"{where} has no '{key}'")
@@ -102,6 +106,22 @@ def _extra(doc: dict, props: dict) -> list[tuple[str, str, str]]:
                 out.append((key, f"{key}[{i}] regex does not compile ({err})", props[key]["hint"]))
             if key == "patterns" and not rule["regex"].startswith("^"):
                 out.append((key, f"{key}[{i}] regex is not anchored with ^", props[key]["hint"]))
+    return out
+
+
+def _ranges(doc: dict, props: dict) -> list[tuple[str, str, str]]:
+    """`in` conditions hold a version range that must parse: ">=4.45,<4.47"."""
+    from vlkb.analyzer.conditions import _parse_range
+
+    conds = [("conditions", c) for c in doc.get("conditions") or []]
+    conds += [("advice", c) for a in doc.get("advice") or [] if isinstance(a, dict) for c in a.get("when") or []]
+    out = []
+    for key, c in conds:
+        if isinstance(c, dict) and c.get("op") == "in":
+            try:
+                _parse_range(str(c.get("value")))
+            except ValueError as err:
+                out.append((key, f"{key}: {err}", props[key]["hint"]))
     return out
 
 

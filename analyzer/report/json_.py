@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from ..diagnose import Diagnosis
+from ..facts import ordered
 from ..match import Scored
 from ..model import Incident, Line
 
@@ -42,6 +43,7 @@ def match_dict(s: Scored) -> dict:
         "evidence": [line_dict(l) for l in s.evidence],
         "root_cause": e.root_cause,
         "fix": e.fix,
+        "advice": s.advice,
         "sources": [src["url"] for src in e.sources],
         "signals": [{"name": g.name, "score": g.score, "detail": g.detail,
                      "lines": [l.lineno for l in g.lines]} for g in s.signals],
@@ -58,6 +60,7 @@ def to_dict(d: Diagnosis) -> dict:
         "incidents": [incident_dict(i) for i in d.incidents[:50]],
         "incidents_total": len(d.incidents),
         "facts": [line_dict(l) for l in d.facts[:50]],
+        "run": [{"key": f.key, "value": f.value, **line_dict(f.line)} for f in ordered(d.run)],
         "stats": {"bytes": d.stats.bytes, "lines": d.stats.lines},
         "notes": d.stats.notes,
     }

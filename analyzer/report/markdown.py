@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..diagnose import Diagnosis
+from ..facts import ordered
 from ..model import Line
 
 MARKER = "<!-- vlkb-triage -->"
@@ -30,6 +31,10 @@ def _evidence(lines: list[Line], width: int) -> list[str]:
     return [f"{l.path}:{l.lineno}: {l.text}"[:width] for l in lines]
 
 
+def _value(value) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
 def render(d: Diagnosis) -> str:
     """Under MAX_BYTES whatever the log: evidence shrinks (never cut mid-fence) until it fits."""
     for lines, width in ((30, 500), (10, 200), (3, 120)):
@@ -44,8 +49,9 @@ def _render(d: Diagnosis, n: int, width: int) -> str:
     if d.verdict == "known":
         s = d.matches[0]
         e = s.entry
+        advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
         out += [f"### vlkb: {inline(e.title)} (`{e.id}`, confidence {s.confidence:.2f})", "",
-                "**Root cause.** " + e.root_cause, "", "**Fix.**", "", e.fix, "",
+                "**Root cause.** " + e.root_cause, "", "**Fix.**", "", e.fix, "", *advice,
                 "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
                 "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]
     elif d.verdict == "unknown":
@@ -58,6 +64,11 @@ def _render(d: Diagnosis, n: int, width: int) -> str:
             out += ["", "**Root incident**", "", fenced(_evidence(root.lines[:n], width))]
     else:
         out += ["### vlkb: no failure found in the log"]
+    if d.run:
+        rows = [f"| {inline(f.key)} | {inline(_value(f.value))} | {inline(f.line.path)}:{f.line.lineno} |"
+                for f in ordered(d.run)]
+        out += ["", "<details><summary>Run facts from the log</summary>", "", "| fact | value | line |",
+                "|---|---|---|", *rows, "", "</details>"]
     others = [i for i in d.incidents if not i.root][:n]
     if others:
         rows = [f"- {i.kind}{' (cascade)' if i.cascade else ''} at {inline(i.first.path)}:{i.first.lineno}: "

@@ -11,11 +11,13 @@ from rich.console import Console
 from rich.text import Text
 
 from ..diagnose import Diagnosis
+from ..facts import describe, ordered
 from ..match import Scored
 from ..model import Incident
 
 MAX_EVIDENCE = 8
 MAX_OTHER = 8
+MAX_FACTS = 24
 
 
 def _where(inc: Incident) -> str:
@@ -49,12 +51,28 @@ def _match(console: Console, s: Scored, width: int) -> None:
     console.print()
     _block(console, "Fix", e.fix)
     console.print()
+    if s.advice:
+        console.print(Text("For this run", style="bold"))
+        for advice in s.advice:
+            console.print(Text("  - " + advice))
+        console.print()
     console.print(Text("Evidence", style="bold"))
     for line in s.evidence[:MAX_EVIDENCE]:
         rank = f" [rank {line.who}]" if line.who else ""
         text = textwrap.shorten(line.text.strip(), width=max(40, width - 20), placeholder=" ...")
         console.print(Text.assemble((f"  {line.path}:{line.lineno}{rank}  ", "cyan"), text))
     console.print(Text("Sources: " + "  ".join(src["url"] for src in e.sources), style="dim"))
+
+
+def _run(console: Console, d: Diagnosis) -> None:
+    """What the log says about the run: versions, model, config, each with the line that says it."""
+    if not d.run:
+        return
+    console.print()
+    console.print(Text("Run (as the log states it)", style="bold"))
+    for fact in ordered(d.run)[:MAX_FACTS]:
+        rank = f" [rank {fact.line.who}]" if fact.line.who else ""
+        console.print(Text.assemble(f"  {describe(fact):<40}", (f"{fact.line.path}:{fact.line.lineno}{rank}", "dim")))
 
 
 def render(d: Diagnosis, color: bool | None = None) -> str:
@@ -80,6 +98,7 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
             console.print(Text("Root incident", style="bold"))
             for line in root.lines[:12]:
                 console.print(Text(f"  {line.lineno}: {line.text}"))
+    _run(console, d)
     others = [i for i in d.incidents if i is not root][:MAX_OTHER]
     if others:
         console.print()

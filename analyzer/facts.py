@@ -1,0 +1,177 @@
+"""What a log says about its run: library versions, the model, and the training config.
+
+Each extractor reads one printer's shape, quoted from real logs:
+  llamafactory-cli env     "- Transformers version: 4.45.0", "- PyTorch version: 2.4.0+cu124 (GPU)"
+  ds_report                "torch version .................... 2.1.2+cu121"
+  DeepSpeed banner         "DeepSpeed info: version=0.9.5, git-hash=unknown, git-branch=unknown"
+  DeepSpeed config print   "zero_optimization_stage ...... 2", "bfloat16_enabled ....... True"
+  DeepSpeed ZeRO init      "[stage_1_and_2.py:146:__init__] Reduce bucket size 500,000,000"
+  pip list / freeze        "transformers        4.45.0", "torch==2.1.0"
+  YAML, CLI and JSON       "gradient_checkpointing: true", "--fp16 True", "--bf16", "\"stage\": 2"
+  TrainingArguments repr   "gradient_checkpointing=True,"
+The first value a log states for a key wins (a config is printed before training starts).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .memo import Memo
+from .model import Line
+
+MAX_KEYS = 64
+
+# distribution names as printed -> the fact key "version.<name>"
+_LIBS = {
+    "torch": "torch", "pytorch": "torch", "transformers": "transformers", "deepspeed": "deepspeed",
+    "accelerate": "accelerate", "peft": "peft", "trl": "trl", "flash-attn": "flash_attn",
+    "flash_attn": "flash_attn", "llamafactory": "llamafactory", "ms-swift": "ms_swift", "swift": "ms_swift",
+    "colossalai": "colossalai", "python": "python", "datasets": "datasets", "bitsandbytes": "bitsandbytes",
+    "vllm": "vllm", "nccl": "nccl", "cuda": "cuda",
+}
+_LIB_NAMES = "|".join(sorted(map(re.escape, _LIBS), key=len, reverse=True))
+_VER = r"(?P<v>\d+(?:\.[\w+]+)+)"
+VERSIONS = [
+    re.compile(rf"^\s*-\s*`?(?P<name>{_LIB_NAMES})`?\s+version:\s*{_VER}", re.I),  # llamafactory-cli env
+    re.compile(rf"^\s*(?P<name>{_LIB_NAMES})\s+(?:version|info)\s*\.{{3,}}\s*{_VER}", re.I),  # ds_report
+    re.compile(rf"^(?P<name>{_LIB_NAMES})(?:==|\s{{2,}}){_VER}\s*$", re.I),  # pip freeze / pip list
+    re.compile(rf"\b(?P<name>{_LIB_NAMES})\.__version__\W+{_VER}", re.I),
+    re.compile(rf"(?P<name>DeepSpeed) info: version={_VER}"),
+    re.compile(rf"\b(?P<name>NCCL) version {_VER}"),
+]
+
+# Vision-language model families, from paths, repo ids, model_type and modeling files.
+MODELS = [
+    ("Qwen2.5-VL", r"qwen2[._]5[-_]?vl"), ("Qwen2-VL", r"qwen2[-_]?vl"), ("Qwen-VL", r"qwen[-_]vl"),
+    ("MiniCPM-V", r"minicpm[-_]?(?:llama3[-_])?v|minicpmv"), ("LLaVA", r"llava"), ("InternVL", r"internvl"),
+    ("CogVLM", r"cogvlm"), ("Idefics", r"idefics"), ("PaliGemma", r"paligemma"),
+    ("Phi-3-vision", r"phi[-_]?3(?:\.5)?[-_]vision"), ("Llama-3.2-Vision", r"llama[-_]?3\.2.*vision|mllama"),
+    ("DeepSeek-VL", r"deepseek[-_]vl"), ("GLM-4V", r"glm[-_]?4v"), ("Pixtral", r"pixtral"),
+]
+_MODEL = re.compile("|".join(f"(?P<m{i}>{p})" for i, (_, p) in enumerate(MODELS)), re.I)
+
+_SEP = r"""["']?\s*(?:[:=]|\s\.{3,}|\s+(?=[\w"'.-]))\s*["']?"""  # key: v, key=v, key .... v, --key v
+_BOOL = r"(?P<v>true|false|True|False|TRUE|FALSE|1|0|yes|no)\b"
+_NUM = r"(?P<v>\d[\d,_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+
+
+def _key(names: str) -> str:
+    return rf"""(?:^|[\s,{{(\['"])(?:--)?(?:{names})"""
+
+
+# key, regex, kind ("bool" | "int" | "flag": a bare --flag means true)
+CONFIG = [
+    ("zero_stage", re.compile(r"(?:zero_optimization_stage|\bzero_stage|\"stage\"|'stage'|zero_config\s*\.+\s*stage)"
+                              r"""["']?\s*(?:[:=]|\s\.{3,})\s*["']?(?P<v>[0-3])\b""", re.I), "int"),
+    ("zero_stage", re.compile(r"^\s*stage:\s*(?P<v>[0-3])\s*$"), "int"),  # DeepSpeed YAML (LLaMA-Factory's is "stage: sft")
+    ("zero_stage", re.compile(r"(?:\bds_z|(?<![A-Za-z])zero_?(?:stage_?)?|ZeRO Stage )(?P<v>[0-3])(?:_\w+)?(?:\.json|\b)", re.I), "int"),
+    ("reduce_bucket_size", re.compile(_key("reduce_bucket_size") + _SEP + _NUM + r"|Reduce bucket size " + _NUM.replace("P<v>", "P<v2>")), "int"),
+    ("allgather_bucket_size", re.compile(_key("allgather_bucket_size") + _SEP + _NUM + r"|Allgather bucket size " + _NUM.replace("P<v>", "P<v2>")), "int"),
+    ("bf16", re.compile(_key("bf16|bfloat16_enabled") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
+    ("bf16", re.compile(r"""["']bf16["']\s*:\s*\{\s*["']enabled["']\s*:\s*(?P<v>true|false)""", re.I), "bool"),
+    ("fp16", re.compile(_key("fp16|fp16_enabled") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
+    ("fp16", re.compile(r"""["']fp16["']\s*:\s*\{\s*["']enabled["']\s*:\s*(?P<v>true|false)""", re.I), "bool"),
+    ("gradient_checkpointing", re.compile(_key("gradient_checkpointing") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
+    ("gradient_checkpointing", re.compile(_key("disable_gradient_checkpointing") + _SEP + r"(?P<neg>true|True)\b"), "bool"),
+    ("use_reentrant", re.compile(r"""use_reentrant["']?\s*[:=]\s*["']?""" + _BOOL), "bool"),
+    ("freeze_vision_tower", re.compile(_key("freeze_vision_tower|freeze_vit") + _SEP + _BOOL), "bool"),
+    ("batch_size", re.compile(_key("per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size")
+                              + _SEP + _NUM + r"|Instantaneous batch size per device = " + _NUM.replace("P<v>", "P<v2>")), "int"),
+    ("gradient_accumulation_steps", re.compile(_key("gradient_accumulation_steps") + _SEP + _NUM
+                                               + r"|Gradient Accumulation steps = " + _NUM.replace("P<v>", "P<v2>")), "int"),
+]
+
+# Literal words at least one of which every line holding a fact contains (the scan's trigger).
+TRIGGER_WORDS = [
+    "version", "Version", "DeepSpeed", "deepspeed", "stage", "ZeRO", "zero", "ds_z", "bucket size", "bf16",
+    "bfloat16", "fp16", "gradient_checkpointing", "use_reentrant", "freeze_vi", "batch_size", "batch size",
+    "accumulation", "Accumulation", "torch==", "transformers", "Qwen", "qwen", "MiniCPM", "minicpm", "llava",
+    "LLaVA", "InternVL", "internvl", "CogVLM", "cogvlm", "idefics", "Idefics", "paligemma", "PaliGemma",
+    "vision", "Vision", "mllama", "DeepSeek-VL", "deepseek_vl", "GLM-4V", "glm4v", "pixtral", "Pixtral", "NCCL",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    key: str  # "zero_stage", "version.transformers", "model", ...
+    value: object  # bool, int or str
+    line: Line
+
+
+def _number(text: str) -> int | None:
+    try:
+        return int(float(text.replace(",", "").replace("_", "")))
+    except ValueError:
+        return None
+
+
+def _truth(text: str) -> bool:
+    return text.lower() in ("true", "1", "yes")
+
+
+class FactSheet:
+    """Collects facts from the lines the scan hands over; each distinct text is read once."""
+
+    def __init__(self):
+        self.facts: dict[str, Fact] = {}
+        self._seen = Memo()
+
+    def observe(self, line: Line) -> None:
+        text = line.text
+        if len(self.facts) >= MAX_KEYS or text in self._seen or len(text) > 4000:
+            return
+        self._seen.remember(text, True)
+        for pattern in VERSIONS:
+            m = pattern.search(text)
+            if m:
+                self._add(f"version.{_LIBS[m.group('name').lower()]}", m.group("v").rstrip("."), line)
+        for key, pattern, kind in CONFIG:
+            if key not in self.facts:
+                m = pattern.search(text)
+                if m:
+                    self._read(key, kind, m, line)
+        if "model" not in self.facts:
+            m = _MODEL.search(text)
+            if m:
+                self._add("model", MODELS[int(m.lastgroup[1:])][0], line)
+
+    def _read(self, key: str, kind: str, m: re.Match, line: Line) -> None:
+        groups = m.groupdict()
+        raw = groups.get("v") or groups.get("v2")
+        if groups.get("neg"):  # disable_gradient_checkpointing: true
+            self._add(key, False, line)
+        elif raw is None:
+            if groups.get("flag") is not None:
+                self._add(key, True, line)
+        elif kind == "int":
+            value = _number(raw)
+            if value is not None:
+                self._add(key, value, line)
+        else:
+            self._add(key, _truth(raw), line)
+
+    def _add(self, key: str, value, line: Line) -> None:
+        self.facts.setdefault(key, Fact(key, value, line))
+
+    def get(self, key: str):
+        fact = self.facts.get(key)
+        return fact.value if fact else None
+
+
+def describe(fact: Fact) -> str:
+    """`key value` as a user would write it."""
+    value = fact.value
+    if isinstance(value, bool):
+        value = "true" if value else "false"
+    return f"{fact.key.removeprefix('version.')} {value}" if fact.key.startswith("version.") else f"{fact.key}: {value}"
+
+
+_ORDER = ["model", "zero_stage", "reduce_bucket_size", "allgather_bucket_size", "bf16", "fp16",
+          "gradient_checkpointing", "use_reentrant", "freeze_vision_tower", "batch_size",
+          "gradient_accumulation_steps"]
+
+
+def ordered(facts: dict[str, Fact]) -> list[Fact]:
+    """Model and config first (in a fixed order), then library versions by name."""
+    rank = {k: i for i, k in enumerate(_ORDER)}
+    return sorted(facts.values(), key=lambda f: (rank.get(f.key, len(rank)), f.key))

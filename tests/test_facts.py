@@ -1,0 +1,160 @@
+"""Run facts (versions, model, config) read from log lines, KB conditions on them, and the advice
+they make concrete, shown in every output format."""
+import json
+
+import pytest
+
+from vlkb.analyzer.conditions import Advice, Condition, version_key
+from vlkb.analyzer.facts import FactSheet, ordered
+from vlkb.analyzer.model import Line
+from vlkb.analyzer.textnorm import clean
+from vlkb.kb import fixtures as fx
+from vlkb.kb.loader import shipped_dir
+
+# (line as printed, fact key, value). Quoted lines name where they were printed.
+LINES = [
+    ("- Transformers version: 4.45.0", "version.transformers", "4.45.0"),  # llamafactory-cli env
+    ("- PyTorch version: 2.4.0+cu124 (GPU)", "version.torch", "2.4.0+cu124"),
+    ("- `llamafactory` version: 0.9.1.dev0", "version.llamafactory", "0.9.1.dev0"),
+    ("torch version .................... 2.1.2+cu121", "version.torch", "2.1.2+cu121"),  # ds_report
+    ("[2024-05-01 10:00:00,000] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed info: version=0.9.5, "
+     "git-hash=unknown, git-branch=unknown", "version.deepspeed", "0.9.5"),
+    ("transformers==4.37.2", "version.transformers", "4.37.2"),  # pip freeze
+    ("RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:911, unhandled system error, "
+     "NCCL version 2.7.8", "version.nccl", "2.7.8"),
+    ("[2023-09-13 22:57:55,685] [INFO] [stage_1_and_2.py:146:__init__] Reduce bucket size 500,000,000",
+     "reduce_bucket_size", 500000000),  # huggingface/accelerate#1970
+    ("[2022-03-11 02:05:42,731] [INFO] [stage_1_and_2.py:126:__init__] Allgather bucket size 500000000.0",
+     "allgather_bucket_size", 500000000),  # deepspeedai/DeepSpeed#1825
+    ("    reduce_bucket_size: 500_000_000", "reduce_bucket_size", 500000000),  # DeepSpeed#6351 YAML
+    ('    "reduce_bucket_size": 5e8,', "reduce_bucket_size", 500000000),
+    ("    stage: 2", "zero_stage", 2),
+    ('    "stage": 3,', "zero_stage", 3),
+    (" --deepspeed examples/deepspeed/ds_z3_offload_config.json \\", "zero_stage", 3),  # devset 008
+    ("    --deepspeed zero2", "zero_stage", 2),  # devset 001 (ms-swift)
+    ("deepspeed: examples/deepspeed/ds_z2_config.json", "zero_stage", 2),
+    ("bf16: true", "bf16", True),
+    ('  "bf16": {"enabled": true},', "bf16", True),
+    ("    --fp16 True \\", "fp16", True),  # devset 033 (LLaVA)
+    (" --fp16", "fp16", True),  # devset 008
+    ("fp16: false", "fp16", False),
+    ("gradient_checkpointing: true", "gradient_checkpointing", True),
+    ("    --gradient_checkpointing \\", "gradient_checkpointing", True),
+    ("disable_gradient_checkpointing: true", "gradient_checkpointing", False),
+    ("gradient_checkpointing_kwargs={'use_reentrant': False},", "use_reentrant", False),
+    ("    --freeze_vit false \\", "freeze_vision_tower", False),  # devset 001
+    ("freeze_vision_tower: true", "freeze_vision_tower", True),
+    ("    --per_device_train_batch_size 4 \\", "batch_size", 4),
+    ("  Instantaneous batch size per device = 2", "batch_size", 2),  # HF Trainer banner
+    ("  Gradient Accumulation steps = 8", "gradient_accumulation_steps", 8),
+    ("model_name_or_path: Qwen/Qwen2-VL-7B-Instruct", "model", "Qwen2-VL"),
+    ("model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct", "model", "Qwen2.5-VL"),
+    ("    --model_type minicpm-v-v2_6-chat \\", "model", "MiniCPM-V"),
+]
+
+
+def _sheet(*texts):
+    sheet = FactSheet()
+    for i, raw in enumerate(texts, 1):
+        c = clean(raw)
+        sheet.observe(Line("x.log", i, c.text, c.rank, c.host))
+    return sheet
+
+
+@pytest.mark.parametrize("text,key,value", LINES)
+def test_a_fact_is_read_from_each_printer(text, key, value):
+    facts = _sheet(text).facts
+    assert key in facts, facts
+    assert facts[key].value == value and type(facts[key].value) is type(value)
+
+
+@pytest.mark.parametrize("text", [
+    "stage: sft",  # LLaMA-Factory's training stage, not ZeRO's
+    "[INFO|trainer.py:2433] 2025-09-05 19:10:49,989 >> saving checkpoint-10 to output/checkpoint-10",
+    "  File \"/usr/lib/python3.10/site-packages/deepspeed/runtime/zero/stage_1_and_2.py\", line 867, in reduce",
+    "We use bf16 for most runs",
+])
+def test_near_misses_state_no_config(text):
+    facts = _sheet(text).facts
+    assert not set(facts) & {"zero_stage", "bf16", "fp16", "batch_size"}, facts
+
+
+def test_the_first_value_wins_and_rank_prefixes_do_not_matter():
+    facts = _sheet("[rank0]: bf16: true", "[rank1]: bf16: false").facts
+    assert facts["bf16"].value is True and facts["bf16"].line.lineno == 1
+
+
+def test_conditions_confirm_contradict_or_abstain():
+    facts = _sheet("    stage: 1", "- Transformers version: 4.45.0").facts
+    assert Condition("zero_stage", ">=", 2).holds(facts) is False
+    assert Condition("zero_stage", "==", 1).holds(facts) is True
+    assert Condition("fp16", "==", True).holds(facts) is None  # the log does not say
+    assert Condition("version.transformers", "in", ">=4.45,<4.47").holds(facts) is True
+    assert Condition("version.transformers", "<", "4.45.1").holds(facts) is True
+    assert Condition("version.transformers", "in", ">=4.46").holds(facts) is False
+    assert version_key("2.4.0+cu124") == (2, 4, 0) and version_key("0.9.1.dev0") == (0, 9, 1)
+
+
+def test_advice_fills_in_the_logs_values_only_when_it_applies():
+    advice = Advice([Condition("reduce_bucket_size", ">", 200000000)],
+                    "Your log shows `reduce_bucket_size: {reduce_bucket_size}`; set 200000000.")
+    big = _sheet("    reduce_bucket_size: 500_000_000").facts
+    assert advice.render(big) == "Your log shows `reduce_bucket_size: 500000000`; set 200000000."
+    assert advice.render(_sheet("    reduce_bucket_size: 1e8").facts) is None
+    assert advice.render({}) is None
+
+
+ZERO = fx.parse(shipped_dir() / "zero-grad-reduced-twice" / "zero-grad-reduced-twice.pos-ms-swift-dpo-minicpmv.log")
+# an excerpt cut before its assertion: only frames remain, so the confidence has room to move
+PARTIAL = fx.parse(shipped_dir() / "zero-grad-reduced-twice" / "zero-grad-reduced-twice.pos-llamafactory-minicpmv-partial.log")
+CONFIG = "gradient_checkpointing: true\ndeepspeed: examples/deepspeed/ds_z2_config.json\n"
+
+
+def _context(d):
+    return next((g for g in d.matches[0].signals if g.name == "context"), None)
+
+
+def test_conditions_move_the_confidence_both_ways(engine, tmp_path):
+    """The same real failure after a config that confirms the entry's conditions, and after one
+    that contradicts them (ZeRO stage 1, non-reentrant checkpointing)."""
+    plain, pro, con = tmp_path / "plain.log", tmp_path / "pro.log", tmp_path / "con.log"
+    plain.write_text(PARTIAL.text)
+    pro.write_text(CONFIG + PARTIAL.text)
+    con.write_text("gradient_checkpointing: true\n    stage: 1\nuse_reentrant: false\n" + PARTIAL.text)
+    base = engine.diagnose([str(plain)]).matches[0]
+    up, down = engine.diagnose([str(pro)]), engine.diagnose([str(con)])
+    assert up.matches[0].entry.id == base.entry.id == "zero-grad-reduced-twice"
+    assert up.matches[0].confidence > base.confidence
+    assert "log shows zero_stage >= 2" in _context(up).detail
+    assert "log contradicts zero_stage >= 2" in _context(down).detail
+    assert down.matches[0].confidence < up.matches[0].confidence
+
+
+def test_facts_and_advice_in_every_format(run_vlkb, tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text(CONFIG + ZERO.text)
+    _, text, _ = run_vlkb("diagnose", str(log), "--no-color")
+    assert "Run (as the log states it)" in text and "zero_stage: 2" in text
+    assert "For this run" in text and "ZeRO stage 2: make it non-reentrant" in text
+    _, out, _ = run_vlkb("diagnose", str(log), "--format", "json")
+    d = json.loads(out)
+    assert {"key": "zero_stage", "value": 2, "path": str(log), "line": 2,
+            "text": "deepspeed: examples/deepspeed/ds_z2_config.json", "rank": None} in d["run"]
+    assert any("ZeRO stage 2" in a for a in d["matches"][0]["advice"])
+    _, md, _ = run_vlkb("diagnose", str(log), "--format", "markdown")
+    assert "| zero\\_stage | 2 |" in md and "**For this run**" in md
+
+
+def test_facts_are_ordered_config_first():
+    facts = _sheet("- Transformers version: 4.45.0", "bf16: true", "model_name_or_path: Qwen/Qwen2-VL-7B").facts
+    assert [f.key for f in ordered(facts)] == ["model", "bf16", "version.transformers"]
+
+
+def test_a_bad_version_range_is_named_with_its_key():
+    from vlkb.kb.schema import problems
+    from vlkb.kb.loader import read_yaml
+
+    doc = read_yaml(shipped_dir() / "loss-nan" / "loss-nan.yaml")
+    doc["conditions"] = [{"fact": "version.transformers", "op": "in", "value": "about 4.45"}]
+    found = problems(doc)
+    assert found and found[0][0] == "conditions" and "not a version constraint" in found[0][1]
