@@ -119,11 +119,30 @@ def elect(incidents: list[Incident]) -> list[Incident]:
         return (klass, named, index)
 
     ordered = [inc for _, inc in sorted(enumerate(incidents), key=key)]
+    ordered = _earliest_across_files(ordered, lambda inc: key((0, inc))[:2])
     for inc in ordered:
         inc.root = False
     if ordered and ordered[0].kind != "warning":
         ordered[0].root = True
     return ordered
+
+
+def _earliest_across_files(ordered: list[Incident], rank) -> list[Incident]:
+    """Files are read one after another (rank0.log, then rank1.log), so file order says nothing
+    about which rank failed first. Among the best-ranked incidents, the first of each file, when
+    every one of them states its time, the earliest leads."""
+    if not ordered:
+        return ordered
+    best = rank(ordered[0])
+    firsts: dict[str, Incident] = {}
+    for inc in ordered:
+        if rank(inc) != best:
+            break
+        firsts.setdefault(inc.first.path, inc)
+    if len(firsts) < 2 or any(inc.when is None for inc in firsts.values()):
+        return ordered
+    lead = min(firsts.values(), key=lambda inc: inc.when)
+    return [lead] + [inc for inc in ordered if inc is not lead]
 
 
 def _rank_order(who: str) -> tuple:

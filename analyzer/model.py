@@ -13,6 +13,7 @@ class Line:
     text: str
     rank: str | None = None
     host: str | None = None
+    ts: str | None = None  # the CI runner's timestamp on the line, ISO 8601
 
     @property
     def stream(self) -> tuple[str, str | None, str | None]:
@@ -61,6 +62,8 @@ class Incident:
     root_rank: str | None = None  # torchrun's "Root Cause (first observed failure)" rank
     cascade: bool = False
     root: bool = False
+    when: str | None = None  # sortable time it started ("2024-11-29T16:19:03.123000"), when the log says
+
 
     @property
     def first(self) -> Line:

@@ -60,6 +60,7 @@ class RecordParser:
         # text -> kind of the one-line incident it is ("" for none); warnings and metrics repeat
         # across ranks and steps, so most candidate lines were classified before
         self._memo = Memo()
+        self._clock: dict[tuple, str] = {}  # stream -> the last time a line of it stated
 
     @property
     def busy(self) -> bool:
@@ -69,6 +70,9 @@ class RecordParser:
     def feed(self, line: Line) -> Incident | str | None:
         """Take one line. Return what another line of the same text would do while no record is
         open: NOTHING, or the folded incident it adds to (None when that cannot be said)."""
+        when = line_time(line)
+        if when is not None:
+            self._clock[line.stream] = when
         op = self._open.get(line.stream)
         if op is not None and self._continue(op, line):
             return None
@@ -84,7 +88,7 @@ class RecordParser:
         known = self._memo.get(line.text)
         if known is not None:
             if known:
-                return self._emit(Incident(kind=known, lines=[line], ranks=_ranks(line)))
+                return self._emit(self._stamped(Incident(kind=known, lines=[line], ranks=_ranks(line))))
             return NOTHING
         return self._classify(line)
 
@@ -111,7 +115,7 @@ class RecordParser:
         kind = _standalone_kind(text, warnings=True)
         if kind:
             self._memo.remember(text, kind)
-            return self._emit(Incident(kind=kind, lines=[line], ranks=_ranks(line)))
+            return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=_ranks(line))))
         if self._signature is not None and self._signature.search(text):
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, text.strip(), line)])
             self._open[line.stream] = _Open(inc, "message")
@@ -206,12 +210,31 @@ class RecordParser:
         if len(lines) < MAX_RECORD_LINES or op.state != "frames":
             lines.append(line)
 
+    def note_time(self, stream: tuple, when: str) -> None:
+        """A time the stream stated in lines the scan did not hand over."""
+        if when > self._clock.get(stream, ""):
+            self._clock[stream] = when
+
+    def _stamped(self, inc: Incident) -> Incident:
+        inc.when = self._clock.get(inc.first.stream)  # feed() just read this line's own time
+        return inc
+
+    def _stamp(self, inc: Incident) -> None:
+        """The incident's time: its own first stated time, else the last one its stream stated."""
+        for line in inc.lines[:8]:
+            when = line_time(line)
+            if when is not None:
+                inc.when = when
+                return
+        inc.when = self._clock.get(inc.first.stream)
+
     def _finish(self, op: _Open) -> None:
         inc = op.incident
         self._open.pop(inc.first.stream, None)
         if inc.kind == "traceback" and not inc.frames and not inc.chain:
             return  # a lone "Traceback (most recent call last):" carries nothing
         _read_root_cause(inc)
+        self._stamp(inc)
         self._emit(inc)
 
 
@@ -222,6 +245,42 @@ def _standalone_kind(text: str, warnings: bool) -> str | None:
         if (warnings or kind != "warning") and pattern.search(text):
             return kind
     return None
+
+
+# "2024-11-29 16:19:03,123" (logging, DeepSpeed, LLaMA-Factory), "2024-11-29T16:19:03.123Z"
+_TIME = re.compile(r"(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[.,](\d{1,9}))?")
+
+
+def line_time(line: Line) -> str | None:
+    """The time a line states near its start, ISO 8601 with microseconds, or None."""
+    if line.ts:
+        text = line.ts
+    else:
+        text = line.text[:80]
+        if "-" not in text:
+            return None
+    m = _TIME.search(text)
+    return _iso(m.group(1), m.group(2), m.group(3)) if m else None
+
+
+_TIME_BYTES = re.compile(_TIME.pattern.encode())
+LOOKBACK = 64 << 10
+
+
+def time_before(chunk: bytes, pos: int) -> str | None:
+    """The last time stated in the bytes before `pos` (at most LOOKBACK back): the scan skips
+    the timestamped INFO lines that precede a traceback, and this reads the nearest one back."""
+    for back in (4 << 10, LOOKBACK):
+        last = None
+        for last in _TIME_BYTES.finditer(chunk, max(0, pos - back), pos):
+            pass
+        if last is not None:
+            return _iso(*(g.decode() if g else None for g in last.groups()))
+    return None
+
+
+def _iso(day: str, clock: str, fraction: str | None) -> str:
+    return f"{day}T{clock}.{(fraction or '')[:6]:0<6}"
 
 
 def _ranks(line: Line) -> list[str]:

@@ -9,7 +9,7 @@ from .memo import Memo
 from .model import Incident, Line
 from .patterns import TRIGGER
 from .reader import InputError, ReadStats, Source, chunks
-from .records import NOTHING, RecordParser
+from .records import NOTHING, RecordParser, time_before
 from .textnorm import clean, split_glued
 from .trigger import Trigger
 
@@ -54,7 +54,7 @@ def _scan_chunk(chunk: bytes, n: int, lineno: int, parser: RecordParser, feed: "
         if end < 0:
             end = n
         lineno += 1
-        feed(chunk[pos:end], lineno)
+        feed(chunk, pos, end, lineno)
         pos = end + 1
     return lineno
 
@@ -66,9 +66,11 @@ class _Feeder:
         self.path, self.parser, self.on_line, self.cache, self.again = path, parser, on_line, cache, again
         self.repeats = Memo()  # raw line -> (what feeding it did, its cleaned form), for this file
 
-    def __call__(self, raw: bytes, lineno: int) -> None:
+    def __call__(self, chunk: bytes, pos: int, end: int, lineno: int) -> None:
+        raw = chunk[pos:end]
         parser = self.parser
-        if not parser.busy:
+        idle = not parser.busy
+        if idle:
             seen = self.repeats.get(raw)
             if seen is not None:
                 outcome, c = seen
@@ -81,9 +83,14 @@ class _Feeder:
             parts = ([clean(noise)] if noise else []) + [clean(text)]
             self.cache.remember(raw, parts)
         for c in parts:
-            line = Line(self.path, lineno, c.text, c.rank, c.host)
+            line = Line(self.path, lineno, c.text, c.rank, c.host, c.timestamp)
             if self.on_line is not None:
                 self.on_line(line)
             outcome = parser.feed(line)
+            if idle and parser.busy:  # a record opened: when did its stream last state the time?
+                when = time_before(chunk, pos)
+                if when is not None:
+                    parser.note_time(line.stream, when)
+                idle = False
         if self.again is not None and outcome is not None and len(parts) == 1 and not parser.busy:
             self.repeats.remember(raw, (outcome, parts[0]))

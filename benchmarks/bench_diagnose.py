@@ -2,7 +2,7 @@
 """Benchmark `vlkb diagnose`: throughput and peak RSS on a large multi-rank log, wall time on a small one,
 against `grep -E -c` and Drain3 on the same log, and the matching cost with a 5,000-entry KB.
 
-  python benchmarks/bench_diagnose.py [--size-mb 1024] [--ranks 8] [--runs 3] [--keep PATH]
+  python benchmarks/bench_diagnose.py [--size-mb 1024] [--ranks 8] [--runs 3] [--keep PATH] [--stream-gb 10]
 
 The generated log interleaves 8 ranks' tqdm redraws, HF-style metric dicts, INFO lines and warnings,
 with a real failure (a fixture's ZeRO-2 traceback) near the end on one rank, followed by the cascade
@@ -85,6 +85,8 @@ def main() -> None:
     ap.add_argument("--ranks", type=int, default=8)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="write the generated log here and keep it")
+    ap.add_argument("--stream-gb", type=int, default=10,
+                    help="also pipe the log this many GB deep into `vlkb diagnose -` for peak RSS (0: skip)")
     a = ap.parse_args()
     vlkb = [shutil.which("vlkb") or f"{sys.executable} -m vlkb"][0].split()
     tmp = Path(tempfile.mkdtemp())
@@ -112,6 +114,7 @@ def main() -> None:
     small = statistics.median(timed(vlkb + ["diagnose", str(SMALL)])[0] for _ in range(max(5, a.runs)))
     print(f"vlkb diagnose (small, {SMALL.stat().st_size} B): median wall {small * 1000:.0f} ms")
     helps = statistics.median(timed(vlkb + ["--help"])[0] for _ in range(max(5, a.runs)))
+    stream = streamed(vlkb, big, a.stream_gb) if a.stream_gb else None
     drain = drain3_rate(big)
     per_incident = match_cost(5000)
     if not a.keep:
@@ -123,6 +126,8 @@ def main() -> None:
         ("vlkb / grep", f"{g / med:.2f}"),
         ("Drain3 on a 1% sample", f"{drain:.0f} lines/s"),
         ("vlkb peak RSS", f"{rss} MiB"),
+        *([(f"vlkb peak RSS, {stream[0] / 2**30:.0f} GiB piped to stdin", f"{stream[1]} MiB ({stream[0] / 2**20 / stream[2]:.0f} MB/s)")]
+          if stream else []),
         ("vlkb diagnose, small log (median wall)", f"{small * 1000:.0f} ms"),
         ("vlkb --help (median wall)", f"{helps * 1000:.0f} ms"),
         ("match cost, 5,000-entry KB", f"{per_incident:.1f} ms per incident"),
@@ -133,6 +138,25 @@ def main() -> None:
     print(f"|{'-' * (width + 2)}|--------|")
     for k, v in rows:
         print(f"| {k:<{width}} | {v} |")
+
+
+def streamed(vlkb: list[str], path: Path, gigabytes: int) -> tuple[int, int, float]:
+    """(bytes, peak RSS in MiB, seconds) of `vlkb diagnose -` reading the log repeated until
+    `gigabytes` GiB have gone through the pipe: memory must not grow with the input."""
+    target, size, sent = gigabytes << 30, path.stat().st_size, 0
+    t = time.perf_counter()
+    proc = subprocess.Popen(vlkb + ["diagnose", "-", "--format", "json"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
+    with open(path, "rb") as f:
+        while sent < target:
+            f.seek(0)
+            shutil.copyfileobj(f, proc.stdin, 8 << 20)
+            sent += size
+    proc.stdin.close()
+    _, _, usage = os.wait4(proc.pid, 0)  # this child's own peak, not the largest child's so far
+    elapsed = time.perf_counter() - t
+    print(f"vlkb diagnose - ({sent / 2**30:.1f} GiB through a pipe): {elapsed:.1f} s, peak RSS {usage.ru_maxrss // 1024} MiB")
+    return sent, usage.ru_maxrss // 1024, elapsed
 
 
 def drain3_rate(path: Path) -> float:

@@ -1,0 +1,72 @@
+"""Real failures placed in generated multi-rank noise: the root wins over its cascade and over a
+later failure in another rank's file, the cascade is folded with its ranks."""
+import random
+
+import pytest
+
+from vlkb.kb import fixtures as fx
+from vlkb.kb.loader import shipped_dir
+
+ZERO = fx.parse(shipped_dir() / "zero-grad-reduced-twice" / "zero-grad-reduced-twice.pos-ms-swift-dpo-minicpmv.log")
+OOM = fx.parse(shipped_dir() / "cuda-oom" / "cuda-oom.pos-fastchat-qlora-wrapped.log")
+WATCHDOG = ("[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=931, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for "
+            "1800104 milliseconds before timing out.")
+SIGTERM = "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {pid} closing signal SIGTERM"
+
+
+def _noise(rng: random.Random, rank: int, step: int, minute: int) -> str:
+    """Progress, metrics and timestamped INFO lines as HF Trainer and DeepSpeed print them."""
+    kind = rng.random()
+    if kind < 0.5:
+        return f"{100 * step // 500:3d}%|{'#' * (step // 50):<10}| {step}/500 [00:{step % 60:02d}<10:00, 1.52it/s]"
+    if kind < 0.8:
+        return f"{{'loss': {rng.uniform(0.5, 2):.4f}, 'grad_norm': {rng.uniform(0.3, 5):.4f}, 'epoch': {step / 500:.2f}}}"
+    return f"[2024-05-01 10:{minute:02d}:{step % 60:02d},{rank}00] [INFO] [logging.py:96:log_dist] [Rank {rank}] step={step}"
+
+
+def _rank_file(tmp_path, rank, minute, failure, rng, steps=300):
+    lines = [_noise(rng, rank, s, minute) for s in range(steps)]
+    path = tmp_path / f"rank{rank}.log"
+    path.write_text("\n".join(lines + failure.text.splitlines() + [WATCHDOG.format(r=rank)]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_across_rank_files_the_earliest_failure_is_the_root(engine, tmp_path, first):
+    """rank0.log is read first, but whichever rank's failure the log times first is the root."""
+    rng = random.Random(first)
+    failures = {0: OOM, 1: ZERO}
+    paths = [_rank_file(tmp_path, r, 5 if r == first else 9, failures[r], rng) for r in (0, 1)]
+    d = engine.diagnose([str(p) for p in paths])
+    expected = {0: "cuda-oom", 1: "zero-grad-reduced-twice"}[first]
+    assert d.matches[0].entry.id == expected
+    assert d.root.first.path == str(paths[first])
+    assert d.root.when.startswith(f"2024-05-01T10:0{5}")
+
+
+def test_without_times_the_file_order_decides(engine, tmp_path):
+    a, b = tmp_path / "rank0.log", tmp_path / "rank1.log"
+    a.write_text(OOM.text)
+    b.write_text(ZERO.text)
+    assert engine.diagnose([str(a), str(b)]).matches[0].entry.id == "cuda-oom"
+    assert engine.diagnose([str(b), str(a)]).matches[0].entry.id == "zero-grad-reduced-twice"
+
+
+def test_eight_interleaved_ranks_root_then_folded_cascade(engine, tmp_path):
+    """One file, 8 ranks interleaved by torchrun's [rankN]: prefix; rank 5 fails, the 7 others time
+    out on the NCCL watchdog, the launcher sends SIGTERM to all of them."""
+    rng = random.Random(3)
+    lines = [f"[rank{r}]:{_noise(rng, r, s, 1)}" for s in range(200) for r in range(8)]
+    lines += [f"[rank5]:{l}" for l in ZERO.text.splitlines()]
+    lines += [f"[rank{r}]:{WATCHDOG.format(r=r)}" for r in range(8) if r != 5]
+    lines += [SIGTERM.format(pid=4000 + r) for r in range(8)]
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(lines) + "\n")
+    d = engine.diagnose([str(path)])
+    assert d.matches[0].entry.id == "zero-grad-reduced-twice"
+    assert d.root.ranks == ["5"]
+    watchdog = next(i for i in d.incidents if i.kind == "nccl")
+    assert watchdog.cascade and watchdog.count == 7 and watchdog.ranks == ["0", "1", "2", "3", "4", "6", "7"]
+    sigterm = next(i for i in d.incidents if i.kind == "launcher")
+    assert sigterm.cascade and sigterm.count == 8
