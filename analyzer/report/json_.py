@@ -24,6 +24,7 @@ def incident_dict(inc: Incident) -> dict:
         "line_start": inc.first.lineno,
         "line_end": max(l.lineno for l in inc.lines if l.path == inc.first.path),
         "ranks": inc.ranks,
+        "time": inc.when,
         "count": inc.count,
         "root": inc.root,
         "cascade": inc.cascade,
