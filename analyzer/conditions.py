@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 import re
+import string
 from dataclasses import dataclass, field
 
 from .facts import Fact
@@ -44,16 +45,14 @@ class Advice:
     text: str = ""
 
     def render(self, facts: dict[str, Fact]) -> str | None:
-        """The advice with `{key}` filled from the facts, when every condition holds."""
+        """The advice with `{key}` filled from the facts, when every condition holds and the log
+        gives a value for every placeholder."""
         if not all(c.holds(facts) for c in self.when):
             return None
-        values = _Values({k: _show(f.value) for k, f in facts.items()})
-        return self.text.strip().format_map(values)
-
-
-class _Values(dict):
-    def __missing__(self, key):  # a placeholder the log gives no value for stays visible
-        return f"{{{key}}}"
+        fields = {name for _, name, _, _ in string.Formatter().parse(self.text) if name}
+        if not fields <= facts.keys():
+            return None
+        return self.text.strip().format_map({k: _show(f.value) for k, f in facts.items()})
 
 
 def _show(value) -> str:

@@ -126,7 +126,7 @@ def main() -> None:
         ("vlkb / grep", f"{g / med:.2f}"),
         ("Drain3 on a 1% sample", f"{drain:.0f} lines/s"),
         ("vlkb peak RSS", f"{rss} MiB"),
-        *([(f"vlkb peak RSS, {stream[0] / 2**30:.0f} GiB piped to stdin", f"{stream[1]} MiB ({stream[0] / 2**20 / stream[2]:.0f} MB/s)")]
+        *([(f"vlkb peak RSS, {stream[0] / 2**30:.1f} GiB piped to stdin", f"{stream[1]} MiB ({stream[0] / 2**20 / stream[2]:.0f} MB/s)")]
           if stream else []),
         ("vlkb diagnose, small log (median wall)", f"{small * 1000:.0f} ms"),
         ("vlkb --help (median wall)", f"{helps * 1000:.0f} ms"),

@@ -102,6 +102,10 @@ def test_advice_fills_in_the_logs_values_only_when_it_applies():
     assert advice.render(big) == "Your log shows `reduce_bucket_size: 500000000`; set 200000000."
     assert advice.render(_sheet("    reduce_bucket_size: 1e8").facts) is None
     assert advice.render({}) is None
+    needs_two = Advice([], "batch {batch_size} x accumulation {gradient_accumulation_steps}")
+    assert needs_two.render(_sheet("    --per_device_train_batch_size 4 \\").facts) is None  # never "{...}"
+    assert needs_two.render(_sheet("    --per_device_train_batch_size 4 \\", "  Gradient Accumulation steps = 8")
+                            .facts) == "batch 4 x accumulation 8"
 
 
 ZERO = fx.parse(shipped_dir() / "zero-grad-reduced-twice" / "zero-grad-reduced-twice.pos-ms-swift-dpo-minicpmv.log")

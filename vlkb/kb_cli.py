@@ -58,7 +58,8 @@ def kb_list(family, framework, tag, extra_kb, fmt) -> None:
 @kb_option
 @format_option
 def kb_show(entry_id, extra_kb, fmt) -> None:
-    """Print one entry in fixed sections: symptom, root cause, fix, sources, fixtures.
+    """Print one entry in fixed sections: symptom, root cause, fix, conditions and advice on the run's
+    facts, sources, fixtures.
 
     \b
     Example:
@@ -71,11 +72,19 @@ def kb_show(entry_id, extra_kb, fmt) -> None:
     if fmt == "json":
         emit(json.dumps({"id": e.id, "family": e.family, "title": e.title, "symptom": e.symptom,
                          "root_cause": e.root_cause, "fix": e.fix, "frameworks": e.frameworks, "tags": e.tags,
+                         "conditions": [vars(c) for c in e.conditions],
+                         "advice": [{"when": [vars(c) for c in a.when], "text": a.text} for a in e.advice],
                          "sources": e.sources, "verify": e.verify, "fixtures": [p.name for p in e.fixtures],
                          "path": str(e.path)}, indent=2))
         return
     sections = [f"# {e.title}", f"id: {e.id}   family: {e.family}   frameworks: {', '.join(e.frameworks)}",
                 "## Symptom", e.symptom, "## Root cause", e.root_cause, "## Fix", e.fix,
+                *(["## When the log shows",
+                   "\n".join(f"- {c.describe()}: {c.note} (weight {c.weight:g})" for c in e.conditions)]
+                  if e.conditions else []),
+                *(["## Advice for a run",
+                   "\n".join(f"- if {' and '.join(c.describe() for c in a.when) or 'always'}: {a.text.strip()}"
+                             for a in e.advice)] if e.advice else []),
                 "## Sources", *(f"- {s['url']}  {s.get('title', '')}" for s in e.sources),
                 "## Fixtures", *(f"- {p.name}" for p in e.fixtures)]
     emit("\n\n".join(sections))
