@@ -12,6 +12,7 @@ import click
 
 from .clitools import CONTEXT, emit, fail, kb_option
 from .kb_cli import kb
+from .verify_cli import verify
 
 
 @click.group(context_settings=CONTEXT)
@@ -70,6 +71,7 @@ def diagnose(inputs, fmt, top, extra_kb, color) -> None:
 
 
 cli.add_command(kb)
+cli.add_command(verify)
 
 
 def main() -> None:

@@ -1,0 +1,66 @@
+"""`vlkb verify`: each repro fails before and passes after, and vlkb diagnoses its own "before" log as
+the entry (the closed loop). CPU here; the GPU path runs where a GPU is present."""
+import dataclasses
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from vlkb.cli import cli
+from vlkb.kb import load
+from vlkb.verify import catalog
+
+torch = pytest.importorskip("torch", reason="vlkb verify needs the verify extra (torch)")
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")
+    result = CliRunner().invoke(cli, ["verify", "--all", "--device", "cpu", "--format", "json",
+                                      "--logs", str(home)])
+    return result.exit_code, {v["entry"]: v for v in json.loads(result.output)}
+
+
+def test_every_entry_with_a_repro_is_reproduced_and_fixed(verdicts):
+    code, by_entry = verdicts
+    expected = {e.id for e in load() if e.verify.get("repro") in catalog.REPROS}
+    assert set(by_entry) == expected and len(expected) >= 2
+    for v in by_entry.values():
+        assert v["before"]["exit_code"] not in (0, None), v
+        assert v["before"]["diagnosis"] == v["family"], v  # the closed loop
+        assert v["after"]["exit_code"] == 0 and v["after"]["diagnosis"] != v["family"], v
+        assert v["ok"] and v["before"]["env"]["torch"] == torch.__version__ and v["device"] == "cpu"
+    assert code == 0
+
+
+def test_the_logs_are_kept_for_the_user(verdicts):
+    _, by_entry = verdicts
+    for v in by_entry.values():
+        text = open(v["before"]["log"], encoding="utf-8").read()
+        assert "vlkb-verify-env" in text and len(text.splitlines()) > 1
+
+
+def test_every_repro_named_by_the_kb_is_shipped_or_listed_as_missing():
+    named = {e.verify["repro"] for e in load() if "repro" in e.verify}
+    assert set(catalog.REPROS) <= named
+
+
+def test_without_the_extra_one_line_says_how_to_install(monkeypatch):
+    fake = {k: dataclasses.replace(r, needs=("no_such_module_vlkb",)) for k, r in catalog.REPROS.items()}
+    monkeypatch.setattr(catalog, "REPROS", fake)
+    result = CliRunner().invoke(cli, ["verify", "--all"])
+    assert result.exit_code == 2
+    assert "needs no_such_module_vlkb" in result.output and "vlkb[verify]" in result.output
+
+
+def test_unknown_entry_and_list(run_vlkb):
+    code, _, err = run_vlkb("verify", "no-such-entry")
+    assert code == 2 and "vlkb verify --list" in err
+    code, out, _ = run_vlkb("verify", "--list", "--format", "json")
+    assert code == 0 and {r["entry"] for r in json.loads(out)} >= {"tensor-does-not-require-grad"}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+def test_gpu_path(tmp_path):
+    result = CliRunner().invoke(cli, ["verify", "--all", "--device", "cuda", "--format", "json", "--logs", str(tmp_path)])
+    assert result.exit_code == 0, result.output

@@ -1,0 +1,27 @@
+"""The repros vlkb ships, by the name KB entries give in `verify: {repro: NAME}`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Repro:
+    name: str
+    module: str  # under vlkb.verify.repros
+    before: str  # what the failing run does
+    after: str  # the fix it applies
+    needs: tuple[str, ...] = ("torch",)
+    world_size: int = 1
+    seconds: int = 5  # expected wall time of both runs on a 2-core CPU
+    mechanism_only: str = ""  # set when the repro shows the mechanism, not the entry's exact failure
+
+
+REPROS = {r.name: r for r in [
+    Repro("frozen-embedding-reentrant-checkpoint", "frozen_embedding_reentrant_checkpoint",
+          "a frozen embedding feeds a reentrant torch.utils.checkpoint segment",
+          "the checkpointed input requires grad (enable_input_require_grads)", seconds=5),
+    Repro("bf16-fp32-min-mask", "bf16_fp32_min_mask",
+          "an attention mask filled with finfo(float32).min in bf16, one row all padding",
+          "the mask is filled with finfo(bf16).min", seconds=5,
+          mechanism_only="a deterministic bf16 NaN mechanism, not the entry's two-stage training run"),
+]}

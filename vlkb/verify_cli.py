@@ -1,0 +1,109 @@
+"""`vlkb verify`: replay KB failures and their fixes (vlkb.verify)."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .clitools import CONTEXT, emit, fail, format_option, kb_option
+
+INSTALL = "pip install 'vlkb[verify]'  (torch, transformers, deepspeed)"
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("entry_ids", nargs=-1)
+@click.option("--all", "run_all", is_flag=True, help="Every entry that has a repro.")
+@click.option("--list", "list_only", is_flag=True, help="List entries with a repro, what they need, how long.")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+              help="auto: CUDA when present (NCCL for distributed repros), else CPU (gloo).")
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=180, show_default=True,
+              help="Seconds allowed for each run (before, after).")
+@click.option("--logs", type=click.Path(file_okay=False), default=None,
+              help="Where the runs' logs go (default: $VLKB_HOME/verify).")
+@kb_option
+@format_option
+def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt) -> None:
+    """Replay an entry's failure ("before"), then the same run with its fix ("after"); check that the
+    failure reproduced, that vlkb diagnoses its own repro's log as that entry, and that the fix passes.
+    Exit 0 only when every entry is both reproduced and fixed.
+
+    \b
+    Example:
+      vlkb verify tensor-does-not-require-grad
+      vlkb verify --all --device cpu --format json
+    """
+    from pathlib import Path
+
+    from vlkb.kb import load
+    from vlkb.kb.index import home
+    from vlkb.verify.catalog import REPROS
+
+    entries = [e for e in load(extra_kb) if e.verify.get("repro") in REPROS]
+    if list_only:
+        return _list(entries, fmt)
+    if run_all:
+        chosen = entries
+    elif entry_ids:
+        by_id = {e.id: e for e in entries}
+        unknown = [i for i in entry_ids if i not in by_id]
+        if unknown:
+            fail(f"no repro for {', '.join(unknown)} (see: vlkb verify --list)")
+        chosen = [by_id[i] for i in entry_ids]
+    else:
+        fail("name an entry, or use --all or --list")
+    from vlkb.verify.runner import missing_modules, resolve_device, verify as run_verify
+
+    missing = sorted({m for e in chosen for m in missing_modules(REPROS[e.verify["repro"]])})
+    if missing:
+        fail(f"vlkb verify needs {', '.join(missing)}: {INSTALL}")
+    from vlkb.analyzer import Engine
+
+    engine, dev = Engine.load(extra_kb), resolve_device(device)
+    outdir = Path(logs) if logs else home() / "verify"
+    verdicts = []
+    for e in chosen:
+        v = run_verify(e, engine, dev, timeout, outdir)
+        verdicts.append(v)
+        if fmt == "text":
+            emit(_line(v))
+    if fmt == "json":
+        emit(json.dumps([_dict(v) for v in verdicts], indent=2))
+    else:
+        ok = sum(v.ok for v in verdicts)
+        emit(f"{ok}/{len(verdicts)} reproduced and fixed on {dev}; logs in {outdir}")
+    sys.exit(0 if all(v.ok for v in verdicts) else 1)
+
+
+def _list(entries, fmt) -> None:
+    from vlkb.verify.catalog import REPROS
+
+    rows = [(e.id, REPROS[e.verify["repro"]]) for e in entries]
+    if fmt == "json":
+        emit(json.dumps([{"entry": i, "repro": r.name, "needs": list(r.needs), "world_size": r.world_size,
+                          "seconds": r.seconds, "before": r.before, "after": r.after,
+                          "mechanism_only": r.mechanism_only or None} for i, r in rows], indent=2))
+        return
+    for i, r in rows:
+        emit(f"{i:<36} {r.name:<40} needs {'+'.join(r.needs)}, {r.world_size} process(es), ~{r.seconds} s")
+
+
+def _line(v) -> str:
+    mark = "ok  " if v.ok else "FAIL"
+    b, a = v.before, v.after
+    seen = f"diagnosed {b.diagnosis} {b.confidence:.2f}" if b.diagnosis else "not diagnosed"
+    return (f"{mark} {v.entry:<36} reproduced={'yes' if v.reproduced else 'no'} ({_exit(b)}, {seen}, {b.seconds:.1f} s)"
+            f"  fixed={'yes' if v.fixed else 'no'} ({_exit(a)}, {a.seconds:.1f} s)"
+            + (f"\n     note: {v.repro.mechanism_only}" if v.repro.mechanism_only else ""))
+
+
+def _exit(run) -> str:
+    return "timed out" if run.exit_code is None else f"exit {run.exit_code}"
+
+
+def _dict(v) -> dict:
+    run = lambda r: {"exit_code": r.exit_code, "timed_out": r.exit_code is None, "seconds": r.seconds,  # noqa: E731
+                     "log": str(r.log), "diagnosis": r.diagnosis, "confidence": r.confidence, "env": r.env}
+    return {"entry": v.entry, "family": v.family, "repro": v.repro.name, "device": v.device,
+            "reproduced": v.reproduced, "fixed": v.fixed, "ok": v.ok,
+            "mechanism_only": v.repro.mechanism_only or None, "before": run(v.before), "after": run(v.after)}
