@@ -24,4 +24,15 @@ REPROS = {r.name: r for r in [
           "an attention mask filled with finfo(float32).min in bf16, one row all padding",
           "the mask is filled with finfo(bf16).min", seconds=5,
           mechanism_only="a deterministic bf16 NaN mechanism, not the entry's two-stage training run"),
+    Repro("ddp-reentrant-qwen2vl", "ddp_reentrant_qwen2vl",
+          "tiny Qwen2-VL, DDP over 2 processes, HF gradient checkpointing use_reentrant=True, "
+          "find_unused_parameters=True", "use_reentrant=False", needs=("torch", "transformers"),
+          world_size=2, seconds=15),
+    Repro("zero2-reentrant-shared-module", "zero2_reentrant_shared_module",
+          "DeepSpeed ZeRO-2 over 2 processes, one module in two reentrant checkpoint segments",
+          "use_reentrant=False", needs=("torch", "deepspeed"), world_size=2, seconds=12),
+    Repro("qwen2vl-text-only-ddp", "qwen2vl_text_only_ddp",
+          "tiny Qwen2-VL, DDP over 2 processes, text-only batches, find_unused_parameters=False",
+          "a zero-weighted pass through the vision tower on text-only batches", needs=("torch", "transformers"),
+          world_size=2, seconds=15),
 ]}
