@@ -14,6 +14,7 @@ class Repro:
     world_size: int = 1
     seconds: int = 5  # expected wall time of both runs on a 2-core CPU
     mechanism_only: str = ""  # set when the repro shows the mechanism, not the entry's exact failure
+    diagnosable: bool = True  # False: the before log cannot carry the entry's signature (closed loop n/a)
 
 
 REPROS = {r.name: r for r in [
@@ -35,4 +36,10 @@ REPROS = {r.name: r for r in [
           "tiny Qwen2-VL, DDP over 2 processes, text-only batches, find_unused_parameters=False",
           "a zero-weighted pass through the vision tower on text-only batches", needs=("torch", "transformers"),
           world_size=2, seconds=15),
+    Repro("qwen2vl-text-only-vision-grads", "qwen2vl_text_only_vision_grads",
+          "tiny Qwen2-VL, one text-only step: list the trainable parameters left with grad None",
+          "a zero-weighted pass through the vision tower", needs=("torch", "transformers"), seconds=10,
+          mechanism_only="the precondition of Gemini's `grad_chunk.l2_norm is not None` (31 vision parameters "
+                         "without a gradient), not Gemini itself: that plugin needs CUDA and torch<=2.5.1",
+          diagnosable=False),
 ]}

@@ -36,8 +36,13 @@ class Verdict:
     after: Run
 
     @property
+    def closed_loop(self) -> bool | None:
+        """vlkb diagnoses its own before log as this entry; None where that cannot apply."""
+        return self.before.diagnosis == self.family if self.repro.diagnosable else None
+
+    @property
     def reproduced(self) -> bool:
-        return self.before.exit_code not in (0, None) and self.before.diagnosis == self.family
+        return self.before.exit_code not in (0, None) and self.closed_loop is not False
 
     @property
     def fixed(self) -> bool:

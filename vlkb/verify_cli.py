@@ -91,7 +91,8 @@ def _list(entries, fmt) -> None:
 def _line(v) -> str:
     mark = "ok  " if v.ok else "FAIL"
     b, a = v.before, v.after
-    seen = f"diagnosed {b.diagnosis} {b.confidence:.2f}" if b.diagnosis else "not diagnosed"
+    seen = (f"diagnosed {b.diagnosis} {b.confidence:.2f}" if b.diagnosis else "not diagnosed") \
+        if v.closed_loop is not None else "closed loop n/a"
     return (f"{mark} {v.entry:<36} reproduced={'yes' if v.reproduced else 'no'} ({_exit(b)}, {seen}, {b.seconds:.1f} s)"
             f"  fixed={'yes' if v.fixed else 'no'} ({_exit(a)}, {a.seconds:.1f} s)"
             + (f"\n     note: {v.repro.mechanism_only}" if v.repro.mechanism_only else ""))
@@ -105,5 +106,5 @@ def _dict(v) -> dict:
     run = lambda r: {"exit_code": r.exit_code, "timed_out": r.exit_code is None, "seconds": r.seconds,  # noqa: E731
                      "log": str(r.log), "diagnosis": r.diagnosis, "confidence": r.confidence, "env": r.env}
     return {"entry": v.entry, "family": v.family, "repro": v.repro.name, "device": v.device,
-            "reproduced": v.reproduced, "fixed": v.fixed, "ok": v.ok,
+            "reproduced": v.reproduced, "closed_loop": v.closed_loop, "fixed": v.fixed, "ok": v.ok,
             "mechanism_only": v.repro.mechanism_only or None, "before": run(v.before), "after": run(v.after)}
