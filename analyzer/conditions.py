@@ -45,14 +45,16 @@ class Advice:
     text: str = ""
 
     def render(self, facts: dict[str, Fact]) -> str | None:
-        """The advice with `{key}` filled from the facts, when every condition holds and the log
+        """The advice with `{key}` filled from the facts (`{version_torch}` for `version.torch`), when
+        every condition holds and the log
         gives a value for every placeholder."""
         if not all(c.holds(facts) for c in self.when):
             return None
+        values = {k.replace(".", "_"): _show(f.value) for k, f in facts.items()}  # {version_torch}
         fields = {name for _, name, _, _ in string.Formatter().parse(self.text) if name}
-        if not fields <= facts.keys():
+        if not fields <= values.keys():
             return None
-        return self.text.strip().format_map({k: _show(f.value) for k, f in facts.items()})
+        return self.text.strip().format_map(values)
 
 
 def _show(value) -> str:

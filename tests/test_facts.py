@@ -162,3 +162,14 @@ def test_a_bad_version_range_is_named_with_its_key():
     doc["conditions"] = [{"fact": "version.transformers", "op": "in", "value": "about 4.45"}]
     found = problems(doc)
     assert found and found[0][0] == "conditions" and "not a version constraint" in found[0][1]
+
+
+def test_a_version_fact_fills_advice_and_conditions():
+    from vlkb.kb import load
+
+    entry = next(e for e in load() if e.id == "tensor-does-not-require-grad")
+    old = _sheet("- Transformers version: 4.45.0").facts
+    assert any(c.fact == "version.transformers" and c.holds(old) for c in entry.conditions)
+    assert any("transformers 4.45.0" in (a.render(old) or "") for a in entry.advice)
+    new = _sheet("- Transformers version: 5.23.0").facts
+    assert not any(a.render(new) for a in entry.advice if "transformers" in a.text)
