@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 
 from . import tfidf
 from .elect import Collector, elect
-from .facts import TRIGGER_WORDS, FactSheet
+from .facts import FactSheet, trigger_pieces
 from .match import Calibration, Matcher, Scored
-from .memo import Memo
 from .model import Incident, Line
 from .patterns import TRIGGER
 from .reader import ReadStats, expand
@@ -17,17 +16,6 @@ from .records import RecordParser
 from .scan import scan
 from .trigger import Trigger
 
-# Lines that state how the run was configured; KB `context` hints are matched against them.
-FACTS = re.compile(
-    r"gradient_checkpointing|use_reentrant|zero_optimization|\"stage\"\s*:|--deepspeed|deepspeed[:=]"
-    r"|\bzero[_-]?(?:stage[_ ]?)?[123]\b|ds_z[0-3]|\bbf16\b|\bfp16\b|freeze_vi|GeminiPlugin|HybridAdam"
-    r"|clip_grad|max_grad_norm|find_unused_parameters|Qwen2(?:\.5)?[-_]?VL|MiniCPM-?V",
-    re.I,
-)
-FACTS_TRIGGER = (rb"gradient_checkpointing|use_reentrant|zero_optimization|\"stage\"|deepspeed|DeepSpeed"
-                 rb"|zero[123_-]|ds_z|bf16|fp16|freeze_vi|Gemini|HybridAdam|clip_grad|max_grad_norm"
-                 rb"|find_unused|Qwen2|MiniCPM")
-MAX_FACTS = 200
 DEFAULT_THRESHOLD = 0.5
 
 
@@ -57,8 +45,7 @@ class Engine:
         phrases = sorted({t for e in entries for t in e.triggers})
         self.signature = re.compile("|".join(map(re.escape, phrases))) if phrases else None
         self.trigger = Trigger(re.compile(b"|".join(
-            [TRIGGER.pattern, FACTS_TRIGGER, *(re.escape(w.encode()) for w in TRIGGER_WORDS),
-             *(re.escape(p.encode()) for p in phrases)])))
+            [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)])))
 
     @classmethod
     def load(cls, extra_kb: list[str] = ()) -> "Engine":
@@ -77,33 +64,21 @@ class Engine:
     def diagnose(self, inputs: list[str], top: int = 3) -> Diagnosis:
         collector = Collector()
         stats = ReadStats()
-        facts: dict[str, Line] = {}
-        seen = Memo()  # texts already checked for facts
         sheet = FactSheet()
-
-        def on_line(line: Line) -> None:
-            sheet.observe(line)
-            text = line.text
-            if len(facts) >= MAX_FACTS or text in seen:
-                return
-            seen.remember(text, True)
-            if FACTS.search(text):
-                facts[text] = line
-
         parser = RecordParser(collector.add, self.signature)
-        scan(expand(inputs), parser, stats, on_line, self.trigger, collector.again)
+        scan(expand(inputs), parser, stats, sheet.observe, self.trigger, collector.again)
         incidents = elect(collector.order)
         if collector.dropped:
             stats.notes.append(f"{collector.dropped} further distinct warnings/metrics were not kept")
         threshold = self.calibration.threshold
         root = incidents[0] if incidents and incidents[0].root else None
         if root is None:
-            return Diagnosis("clean", [], incidents, list(facts.values()), stats, threshold, inputs, sheet.facts)
-        context = list(facts.values()) + [i.first for i in incidents if i.kind == "warning"]
+            return Diagnosis("clean", [], incidents, list(sheet.lines.values()), stats, threshold, inputs, sheet.facts)
+        context = list(sheet.lines.values()) + [i.first for i in incidents if i.kind == "warning"]
         subject = merge_fragments(root, incidents) if root.truncated else root
         scored = [s for s in self.matcher.score(subject, context, sheet.facts) if s.signals][:top]
         verdict = "known" if scored and scored[0].confidence >= threshold else "unknown"
-        return Diagnosis(verdict, scored, incidents, list(facts.values()), stats, threshold, inputs, sheet.facts)
+        return Diagnosis(verdict, scored, incidents, list(sheet.lines.values()), stats, threshold, inputs, sheet.facts)
 
 
 def merge_fragments(root: Incident, incidents: list[Incident]) -> Incident:

@@ -81,6 +81,18 @@ CONFIG = [
                                                + r"|Gradient Accumulation steps = " + _NUM.replace("P<v>", "P<v2>")), "int"),
 ]
 
+# Lines that state how the run was configured; KB `context` hints are matched against them.
+CONFIG_LINE = re.compile(
+    r"gradient_checkpointing|use_reentrant|zero_optimization|\"stage\"\s*:|--deepspeed|deepspeed[:=]"
+    r"|\bzero[_-]?(?:stage[_ ]?)?[123]\b|ds_z[0-3]|\bbf16\b|\bfp16\b|freeze_vi|GeminiPlugin|HybridAdam"
+    r"|clip_grad|max_grad_norm|find_unused_parameters|Qwen2(?:\.5)?[-_]?VL|MiniCPM-?V",
+    re.I,
+)
+CONFIG_TRIGGER = (rb"gradient_checkpointing|use_reentrant|zero_optimization|\"stage\"|deepspeed|DeepSpeed"
+                 rb"|zero[123_-]|ds_z|bf16|fp16|freeze_vi|Gemini|HybridAdam|clip_grad|max_grad_norm"
+                 rb"|find_unused|Qwen2|MiniCPM")
+MAX_CONFIG_LINES = 200
+
 # Literal words at least one of which every line holding a fact contains (the scan's trigger).
 TRIGGER_WORDS = [
     "version", "Version", "DeepSpeed", "deepspeed", "stage", "ZeRO", "zero", "ds_z", "bucket size", "bf16",
@@ -109,18 +121,29 @@ def _truth(text: str) -> bool:
     return text.lower() in ("true", "1", "yes")
 
 
+def trigger_pieces() -> list[bytes]:
+    """Regex pieces for the scan's trigger: every line `FactSheet` reads contains one of them."""
+    return [CONFIG_TRIGGER, *(re.escape(w.encode()) for w in TRIGGER_WORDS)]
+
+
 class FactSheet:
-    """Collects facts from the lines the scan hands over; each distinct text is read once."""
+    """Collects, from the lines the scan hands over, the facts and the lines that state the run's
+    config (KB `context` hints are matched against those); each distinct text is read once."""
 
     def __init__(self):
         self.facts: dict[str, Fact] = {}
+        self.lines: dict[str, Line] = {}  # text -> first line matching CONFIG_LINE
         self._seen = Memo()
 
     def observe(self, line: Line) -> None:
         text = line.text
-        if len(self.facts) >= MAX_KEYS or text in self._seen or len(text) > 4000:
+        if text in self._seen:
             return
         self._seen.remember(text, True)
+        if len(self.lines) < MAX_CONFIG_LINES and CONFIG_LINE.search(text):
+            self.lines[text] = line
+        if len(self.facts) >= MAX_KEYS or len(text) > 4000:
+            return
         for pattern in VERSIONS:
             m = pattern.search(text)
             if m:
