@@ -31,7 +31,7 @@ class Condition:
         if fact is None:
             return None
         if self.op == "in":
-            return all(_compare(fact.value, op, want) for op, want in _parse_range(str(self.value)))
+            return all(_compare(fact.value, op, want) for op, want in parse_range(str(self.value)))
         return _compare(fact.value, self.op, self.value)
 
     def describe(self) -> str:
@@ -61,7 +61,7 @@ def _show(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def _parse_range(spec: str) -> list[tuple[str, str]]:
+def parse_range(spec: str) -> list[tuple[str, str]]:
     out = []
     for part in spec.split(","):
         m = _RANGE.match(part)

@@ -111,7 +111,7 @@ def _extra(doc: dict, props: dict) -> list[tuple[str, str, str]]:
 
 def _ranges(doc: dict, props: dict) -> list[tuple[str, str, str]]:
     """`in` conditions hold a version range that must parse: ">=4.45,<4.47"."""
-    from vlkb.analyzer.conditions import _parse_range
+    from vlkb.analyzer.conditions import parse_range
 
     conds = [("conditions", c) for c in doc.get("conditions") or []]
     conds += [("advice", c) for a in doc.get("advice") or [] if isinstance(a, dict) for c in a.get("when") or []]
@@ -119,7 +119,7 @@ def _ranges(doc: dict, props: dict) -> list[tuple[str, str, str]]:
     for key, c in conds:
         if isinstance(c, dict) and c.get("op") == "in":
             try:
-                _parse_range(str(c.get("value")))
+                parse_range(str(c.get("value")))
             except ValueError as err:
                 out.append((key, f"{key}: {err}", props[key]["hint"]))
     return out

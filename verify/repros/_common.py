@@ -83,6 +83,12 @@ def run_worker(body, rank: int, *rest) -> None:
     end_worker(failed=False)
 
 
+def ddp_worker(rank: int, world: int, port: int, train, mode: str, device: str) -> None:
+    """A worker for `spawn`: join the process group, run `train(rank, world, mode, device)`, leave."""
+    init_worker(rank, world, port, device)
+    run_worker(train, rank, world, mode, device)
+
+
 def spawn(worker, world: int, *rest) -> int:
     """Start `world` workers; return 0 when all of them exited 0."""
     import torch.multiprocessing as mp

@@ -39,6 +39,17 @@ def text_batch(device: str, seed: int = 0) -> dict:
                                                labels=input_ids.clone()).items()}
 
 
+def train_steps(ddp, rank: int, device: str, steps: int, extra_loss=None) -> None:
+    """Text-only steps under DDP; `extra_loss(model)` is added to each step's loss when given."""
+    for step in range(steps):
+        loss = ddp(**text_batch(device, seed=step)).loss
+        if extra_loss is not None:
+            loss = loss + extra_loss(ddp.module)
+        loss.backward()
+        if rank == 0:
+            print(f"step {step}: loss {loss.item():.4f}", flush=True)
+
+
 def dummy_vision_loss(m, device: str):
     """Zero-weighted pass through the vision tower: every vision parameter gets a (zero) gradient on a
     text-only batch (the fix for Gemini's `grad_chunk.l2_norm is not None` and DDP's unused parameters)."""

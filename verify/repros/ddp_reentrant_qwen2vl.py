@@ -5,7 +5,7 @@ Reentrant checkpointing re-runs each checkpointed layer in a nested backward; wi
 find_unused_parameters DDP marks the layer's parameters ready in both passes and raises
 `Expected to mark a variable ready only once`. Fix (the entry's): `use_reentrant=False`.
 """
-from ._common import announce, args, free_port, init_worker, run_worker, spawn
+from ._common import announce, args, ddp_worker, free_port, spawn
 
 
 def _train(rank: int, world: int, mode: str, device: str) -> None:
@@ -16,17 +16,7 @@ def _train(rank: int, world: int, mode: str, device: str) -> None:
     model = _qwen2vl.model().to(device)
     model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": mode == "before"})
     model.train()
-    ddp = DDP(model, find_unused_parameters=True)
-    for step in range(2):
-        loss = ddp(**_qwen2vl.text_batch(device, seed=step)).loss
-        loss.backward()
-        if rank == 0:
-            print(f"step {step}: loss {loss.item():.4f}", flush=True)
-
-
-def _worker(rank: int, world: int, port: int, mode: str, device: str) -> None:
-    init_worker(rank, world, port, device)
-    run_worker(_train, rank, world, mode, device)
+    _qwen2vl.train_steps(DDP(model, find_unused_parameters=True), rank, device, steps=2)
 
 
 def main() -> int:
@@ -35,7 +25,7 @@ def main() -> int:
     import transformers  # noqa: F401
 
     announce(a.device, world_size=2, find_unused_parameters=True, use_reentrant=a.mode == "before")
-    return spawn(_worker, 2, free_port(), a.mode, a.device)
+    return spawn(ddp_worker, 2, free_port(), _train, a.mode, a.device)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ reducer waits for them: the next step raises `Expected to have finished reductio
 iteration before starting a new one` and lists their indices. Fix: a zero-weighted pass through the
 vision tower on text-only batches, so every parameter takes part (the entry's dummy-image fix).
 """
-from ._common import announce, args, free_port, init_worker, run_worker, spawn
+from ._common import announce, args, ddp_worker, free_port, spawn
 
 
 def _train(rank: int, world: int, mode: str, device: str) -> None:
@@ -16,19 +16,8 @@ def _train(rank: int, world: int, mode: str, device: str) -> None:
 
     model = _qwen2vl.model().to(device)
     model.train()
-    ddp = DDP(model, find_unused_parameters=False)
-    for step in range(3):
-        loss = ddp(**_qwen2vl.text_batch(device, seed=step)).loss
-        if mode == "after":
-            loss = loss + _qwen2vl.dummy_vision_loss(ddp.module, device)
-        loss.backward()
-        if rank == 0:
-            print(f"step {step}: loss {loss.item():.4f}", flush=True)
-
-
-def _worker(rank: int, world: int, port: int, mode: str, device: str) -> None:
-    init_worker(rank, world, port, device)
-    run_worker(_train, rank, world, mode, device)
+    fix = (lambda m: _qwen2vl.dummy_vision_loss(m, device)) if mode == "after" else None
+    _qwen2vl.train_steps(DDP(model, find_unused_parameters=False), rank, device, steps=3, extra_loss=fix)
 
 
 def main() -> int:
@@ -37,7 +26,7 @@ def main() -> int:
     import transformers  # noqa: F401
 
     announce(a.device, world_size=2, find_unused_parameters=False, batch="text only")
-    return spawn(_worker, 2, free_port(), a.mode, a.device)
+    return spawn(ddp_worker, 2, free_port(), _train, a.mode, a.device)
 
 
 if __name__ == "__main__":
