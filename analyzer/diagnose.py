@@ -21,9 +21,9 @@ DEFAULT_THRESHOLD = 0.5
 
 @dataclass
 class Diagnosis:
-    verdict: str  # "known" | "unknown" | "clean"
-    matches: list[Scored]  # best first; below threshold when the verdict is "unknown"
-    incidents: list[Incident]  # root first
+    verdict: str  # "known" | "unknown" | "suspicious" | "clean"
+    matches: list[Scored]  # best first; below threshold when the verdict is "unknown" or "clean"
+    incidents: list[Incident]  # root first; no root when nothing failed ("suspicious", "clean")
     facts: list[Line]  # lines that state how the run was configured
     stats: ReadStats
     threshold: float
@@ -34,6 +34,18 @@ class Diagnosis:
     def root(self) -> Incident | None:
         return self.incidents[0] if self.incidents and self.incidents[0].root else None
 
+    @property
+    def named(self) -> Scored | None:
+        """The entry vlkb names (a failure it knows, or a silent one it suspects), else None."""
+        return self.matches[0] if self.verdict in ("known", "suspicious") else None
+
+    @property
+    def subject(self) -> Incident | None:
+        """What the report is about: the root failure, or the warning a silent entry matched."""
+        if self.verdict == "suspicious":
+            return self.matches[0].incident
+        return self.root
+
 
 class Engine:
     """A loaded KB with its index; reuse one for many diagnoses."""
@@ -42,6 +54,8 @@ class Engine:
         self.entries = entries
         self.calibration = calibration
         self.matcher = Matcher(entries, idf, vectors, calibration)
+        self.silent = [e for e in entries if e.silent]
+        self._silent_phrases = [t for e in self.silent for t in e.triggers]
         phrases = sorted({t for e in entries for t in e.triggers})
         self.signature = re.compile("|".join(map(re.escape, phrases))) if phrases else None
         self.trigger = Trigger(re.compile(b"|".join(
@@ -72,13 +86,27 @@ class Engine:
             stats.notes.append(f"{collector.dropped} further distinct warnings/metrics were not kept")
         threshold = self.calibration.threshold
         root = incidents[0] if incidents and incidents[0].root else None
-        if root is None:
-            return Diagnosis("clean", [], incidents, list(sheet.lines.values()), stats, threshold, inputs, sheet.facts)
         context = list(sheet.lines.values()) + [i.first for i in incidents if i.kind == "warning"]
+        facts = list(sheet.lines.values())
+        if root is None:
+            scored = self._silent_matches(incidents, context, sheet.facts)[:top]
+            verdict = "suspicious" if scored and scored[0].confidence >= threshold else "clean"
+            return Diagnosis(verdict, scored, incidents, facts, stats, threshold, inputs, sheet.facts)
         subject = merge_fragments(root, incidents) if root.truncated else root
-        scored = [s for s in self.matcher.score(subject, context, sheet.facts) if s.signals][:top]
+        scored = [s for s in self.matcher.score(subject, context, sheet.facts) if s.signals and not s.entry.silent][:top]
         verdict = "known" if scored and scored[0].confidence >= threshold else "unknown"
-        return Diagnosis(verdict, scored, incidents, list(sheet.lines.values()), stats, threshold, inputs, sheet.facts)
+        return Diagnosis(verdict, scored, incidents, facts, stats, threshold, inputs, sheet.facts)
+
+    def _silent_matches(self, incidents: list[Incident], context: list[Line], facts: dict) -> list[Scored]:
+        """A run that did not fail can still have gone wrong: score the warnings that carry a silent
+        entry's trigger phrase against the silent entries, best first."""
+        best: dict[str, Scored] = {}
+        for inc in incidents:
+            if inc.kind == "warning" and any(p in line.text for p in self._silent_phrases for line in inc.lines[:4]):
+                for s in self.matcher.score(inc, context, facts):
+                    if s.entry.silent and s.signals and s.confidence > getattr(best.get(s.entry.id), "confidence", -1):
+                        best[s.entry.id] = s
+        return sorted(best.values(), key=lambda s: -s.confidence)
 
 
 def merge_fragments(root: Incident, incidents: list[Incident]) -> Incident:

@@ -7,7 +7,8 @@ Each extractor reads one printer's shape, quoted from real logs:
   DeepSpeed config print   "zero_optimization_stage ...... 2", "bfloat16_enabled ....... True"
   DeepSpeed ZeRO init      "[stage_1_and_2.py:146:__init__] Reduce bucket size 500,000,000"
   pip list / freeze        "transformers        4.45.0", "torch==2.1.0"
-  YAML, CLI and JSON       "gradient_checkpointing: true", "--fp16 True", "--bf16", "\"stage\": 2"
+  YAML, CLI and JSON       "gradient_checkpointing: true", "--fp16 True", "--bf16", "\"stage\": 2",
+                           "finetuning_type: lora", "--train_type lora", "--lora_enable True"
   TrainingArguments repr   "gradient_checkpointing=True,"
 The first value a log states for a key wins (a config is printed before training starts).
 """
@@ -48,6 +49,8 @@ MODELS = [
     ("Phi-3-vision", r"phi[-_]?3(?:\.5)?[-_]vision"), ("Llama-3.2-Vision", r"llama[-_]?3\.2.*vision|mllama"),
     ("DeepSeek-VL", r"deepseek[-_]vl"), ("GLM-4V", r"glm[-_]?4v"), ("Pixtral", r"pixtral"),
 ]
+# A dataset named after a model ("--dataset llava_cot_train") says nothing about the model trained.
+_DATA_LINE = re.compile(r"dataset|data_path|image_folder", re.I)
 _MODEL = re.compile("|".join(f"(?P<m{i}>{p})" for i, (_, p) in enumerate(MODELS)), re.I)
 
 _SEP = r"""["']?\s*(?:[:=]|\s\.{3,}|\s+(?=[\w"'.-]))\s*["']?"""  # key: v, key=v, key .... v, --key v
@@ -59,7 +62,7 @@ def _key(names: str) -> str:
     return rf"""(?:^|[\s,{{(\['"])(?:--)?(?:{names})"""
 
 
-# key, regex, kind ("bool" | "int" | "flag": a bare --flag means true)
+# key, regex, kind ("bool" | "int" | "word" | "flag": a bare --flag means true)
 CONFIG = [
     ("zero_stage", re.compile(r"(?:zero_optimization_stage|\bzero_stage|\"stage\"|'stage'|zero_config\s*\.+\s*stage)"
                               r"""["']?\s*(?:[:=]|\s\.{3,})\s*["']?(?P<v>[0-3])\b""", re.I), "int"),
@@ -75,6 +78,10 @@ CONFIG = [
     ("gradient_checkpointing", re.compile(_key("disable_gradient_checkpointing") + _SEP + r"(?P<neg>true|True)\b"), "bool"),
     ("use_reentrant", re.compile(r"""use_reentrant["']?\s*[:=]\s*["']?""" + _BOOL), "bool"),
     ("freeze_vision_tower", re.compile(_key("freeze_vision_tower|freeze_vit") + _SEP + _BOOL), "bool"),
+    # LLaMA-Factory finetuning_type, ms-swift train_type / sft_type, LLaVA-style --lora_enable True
+    ("finetuning_type", re.compile(_key("finetuning_type|train_type|sft_type") + _SEP
+                                   + r"(?P<v>q?lora|freeze|full|dora|oft|adalora)\b", re.I), "word"),
+    ("finetuning_type", re.compile(_key("lora_enable") + _SEP + r"(?P<lora>true|True)\b"), "word"),
     ("batch_size", re.compile(_key("per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size")
                               + _SEP + _NUM + r"|Instantaneous batch size per device = " + _NUM.replace("P<v>", "P<v2>")), "int"),
     ("gradient_accumulation_steps", re.compile(_key("gradient_accumulation_steps") + _SEP + _NUM
@@ -85,12 +92,13 @@ CONFIG = [
 CONFIG_LINE = re.compile(
     r"gradient_checkpointing|use_reentrant|zero_optimization|\"stage\"\s*:|--deepspeed|deepspeed[:=]"
     r"|\bzero[_-]?(?:stage[_ ]?)?[123]\b|ds_z[0-3]|\bbf16\b|\bfp16\b|freeze_vi|GeminiPlugin|HybridAdam"
-    r"|clip_grad|max_grad_norm|find_unused_parameters|Qwen2(?:\.5)?[-_]?VL|MiniCPM-?V",
+    r"|clip_grad|max_grad_norm|find_unused_parameters|Qwen2(?:\.5)?[-_]?VL|MiniCPM-?V"
+    r"|finetuning_type|train_type|sft_type|lora_enable",
     re.I,
 )
 CONFIG_TRIGGER = (rb"gradient_checkpointing|use_reentrant|zero_optimization|\"stage\"|deepspeed|DeepSpeed"
                  rb"|zero[123_-]|ds_z|bf16|fp16|freeze_vi|Gemini|HybridAdam|clip_grad|max_grad_norm"
-                 rb"|find_unused|Qwen2|MiniCPM")
+                 rb"|find_unused|Qwen2|MiniCPM|finetuning_type|train_type|sft_type|lora_enable")
 MAX_CONFIG_LINES = 200
 
 # Literal words at least one of which every line holding a fact contains (the scan's trigger).
@@ -100,6 +108,7 @@ TRIGGER_WORDS = [
     "accumulation", "Accumulation", "torch==", "transformers", "Qwen", "qwen", "MiniCPM", "minicpm", "llava",
     "LLaVA", "InternVL", "internvl", "CogVLM", "cogvlm", "idefics", "Idefics", "paligemma", "PaliGemma",
     "vision", "Vision", "mllama", "DeepSeek-VL", "deepseek_vl", "GLM-4V", "glm4v", "pixtral", "Pixtral", "NCCL",
+    "finetuning_type", "train_type", "sft_type", "lora_enable",
 ]
 
 
@@ -153,7 +162,7 @@ class FactSheet:
                 m = pattern.search(text)
                 if m:
                     self._read(key, kind, m, line)
-        if "model" not in self.facts:
+        if "model" not in self.facts and not _DATA_LINE.search(text):
             m = _MODEL.search(text)
             if m:
                 self._add("model", MODELS[int(m.lastgroup[1:])][0], line)
@@ -163,6 +172,10 @@ class FactSheet:
         raw = groups.get("v") or groups.get("v2")
         if groups.get("neg"):  # disable_gradient_checkpointing: true
             self._add(key, False, line)
+        elif groups.get("lora"):  # --lora_enable True
+            self._add(key, "lora", line)
+        elif kind == "word" and raw:
+            self._add(key, raw.lower(), line)
         elif raw is None:
             if groups.get("flag") is not None:
                 self._add(key, True, line)
@@ -190,8 +203,8 @@ def describe(fact: Fact) -> str:
 
 
 _ORDER = ["model", "zero_stage", "reduce_bucket_size", "allgather_bucket_size", "bf16", "fp16",
-          "gradient_checkpointing", "use_reentrant", "freeze_vision_tower", "batch_size",
-          "gradient_accumulation_steps"]
+          "gradient_checkpointing", "use_reentrant", "freeze_vision_tower", "finetuning_type",
+          "batch_size", "gradient_accumulation_steps"]
 
 
 def ordered(facts: dict[str, Fact]) -> list[Fact]:

@@ -54,6 +54,7 @@ class Scored:
     confidence: float
     signals: list[Signal]
     advice: list[str] = field(default_factory=list)  # the entry's advice that the run's facts call for
+    explained: str = ""  # set when one of the entry's `unless` conditions holds: harmless in this run
 
     @property
     def features(self) -> list[float]:
@@ -169,7 +170,9 @@ class Matcher:
             signals = [s for s in signals if s.score != 0]
             conf = self.calibration.confidence(_features(signals))
             advice = [a for a in (x.render(facts) for x in entry.advice) if a]
-            out.append(Scored(entry, inc, round(conf, 4), signals, advice))
+            harmless = [c for c in entry.unless if c.holds(facts)]
+            explained = "; ".join(f"log shows {c.describe()}" + (f" ({c.note})" if c.note else "") for c in harmless)
+            out.append(Scored(entry, inc, 0.0 if harmless else round(conf, 4), signals, advice, explained))
         out.sort(key=lambda s: -s.confidence)
         return out
 

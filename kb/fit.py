@@ -44,9 +44,11 @@ def fixture_rows(engine: Engine, fixtures: list) -> list[tuple[fx.Fixture, objec
     rows = []
     for f, diag in report.diagnose_fixtures(engine, fixtures):
         scored = {s.entry.id: s.features for s in diag.matches}
+        explained = {s.entry.id for s in diag.matches if s.explained}
         for e in engine.entries:
-            # a negative says nothing about other entries: it may be another entry's positive
-            if f.kind == "neg" and e.id != f.entry:
+            # a negative says nothing about other entries: it may be another entry's positive;
+            # a pair an `unless` condition explains away is not scored at all (confidence 0)
+            if (f.kind == "neg" and e.id != f.entry) or e.id in explained:
                 continue
             label = int(f.kind == "pos" and e.id == f.entry)
             rows.append((f, e.id, scored.get(e.id, [0.0] * len(FEATURES)), label))

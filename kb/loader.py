@@ -44,6 +44,7 @@ class Entry:
     frames: list[str]
     context: list[Rule]
     conditions: list[Condition]
+    unless: list[Condition]  # any one holding explains the signature away (harmless in that run)
     advice: list[Advice]
     frameworks: list[str]
     tags: list[str]
@@ -51,6 +52,7 @@ class Entry:
     verify: dict
     path: Path
     fixtures: list[Path] = field(default_factory=list)
+    silent: bool = False  # the run does not stop: matched on warnings, only when nothing failed
 
     def document(self) -> str:
         """The text TF-IDF indexes for this entry."""
@@ -80,10 +82,10 @@ def load_entry(path: Path) -> Entry:
         symptom=doc["symptom"].strip(), root_cause=doc["root_cause"].strip(), fix=doc["fix"].strip(),
         patterns=_rules(doc["patterns"]), messages=doc["messages"], triggers=doc.get("triggers", []),
         frames=doc.get("frames", []), context=_rules(doc.get("context", []), re.I),
-        conditions=_conditions(doc.get("conditions", [])),
+        conditions=_conditions(doc.get("conditions", [])), unless=_conditions(doc.get("unless", [])),
         advice=[Advice(_conditions(a.get("when", [])), a["text"]) for a in doc.get("advice", [])],
         frameworks=doc["frameworks"], tags=doc.get("tags", []), sources=doc["sources"], verify=doc["verify"],
-        path=path, fixtures=fixtures,
+        path=path, fixtures=fixtures, silent=bool(doc.get("silent", False)),
     )
 
 

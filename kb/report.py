@@ -19,7 +19,7 @@ README_END = "<!-- kb-report:end -->"
 class Outcome:
     fixture: fx.Fixture
     truth: str  # the family a positive belongs to, NONE for negatives and unknowns
-    predicted: str  # the family of a "known" verdict, NONE otherwise
+    predicted: str  # the family vlkb names ("known" or "suspicious"), NONE otherwise
     confidence: float
     others_above: list[str]  # other entries above the threshold (the cross-check)
 
@@ -38,7 +38,7 @@ def evaluate(engine, entries: list) -> list[Outcome]:
     out = []
     for f, d in diagnose_fixtures(engine, fx.discover(entries)):
         top = d.matches[0] if d.matches else None
-        predicted = top.entry.family if d.verdict == "known" else NONE
+        predicted = d.named.entry.family if d.named else NONE
         truth = family[f.entry] if f.kind == "pos" else (f.family or NONE)
         others = [s.entry.id for s in d.matches[1:] if s.confidence >= d.threshold]
         out.append(Outcome(f, truth, predicted, top.confidence if top else 0.0, others))

@@ -113,7 +113,7 @@ def _ranges(doc: dict, props: dict) -> list[tuple[str, str, str]]:
     """`in` conditions hold a version range that must parse: ">=4.45,<4.47"."""
     from vlkb.analyzer.conditions import parse_range
 
-    conds = [("conditions", c) for c in doc.get("conditions") or []]
+    conds = [(key, c) for key in ("conditions", "unless") for c in doc.get(key) or []]
     conds += [("advice", c) for a in doc.get("advice") or [] if isinstance(a, dict) for c in a.get("when") or []]
     out = []
     for key, c in conds:

@@ -14,10 +14,10 @@ from vlkb.kb.report import diagnose_fixtures
 def main() -> None:
     positives = [f for f in fx.discover(load()) if f.kind == "pos"]
     for f, d in diagnose_fixtures(Engine.load(), positives):
-        if d.verdict != "known" or d.matches[0].entry.id != f.entry or not d.matches[0].evidence:
+        if not d.named or d.named.entry.id != f.entry or not d.named.evidence:
             print(f"skip {f.name}: not diagnosed as {f.entry}")
             continue
-        want = d.matches[0].evidence[0].lineno
+        want = d.named.evidence[0].lineno
         if want != f.match_line:
             _move_marker(f.path, want)
             print(f"moved {f.name}: line {f.match_line} -> {want}")

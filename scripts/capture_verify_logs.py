@@ -4,7 +4,7 @@
 corpus log (`data/corpus/healthy/verify-<repro>.log`). Both are verbatim real runs of the shipped
 repros; the source line names the repro and the versions it ran with.
 
-  python scripts/capture_verify_logs.py [--device cpu]
+  python scripts/capture_verify_logs.py [--device cpu] [--only REPRO ...]
 """
 from __future__ import annotations
 
@@ -24,11 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--only", nargs="*", default=None, help="repro names (default: all)")
     a = ap.parse_args()
     engine, tmp = Engine.load(), Path(tempfile.mkdtemp())
     for entry in load():
         repro = REPROS.get(entry.verify.get("repro"))
-        if repro is None:
+        if repro is None or (a.only is not None and repro.name not in a.only):
             continue
         before = run_once(repro, "before", a.device, 300, tmp / entry.id)
         after = run_once(repro, "after", a.device, 300, tmp / entry.id)
@@ -44,7 +45,7 @@ def main() -> None:
 
 def _fixture(engine, entry, repro, log: Path, source: str) -> None:
     d = engine.diagnose([str(log)])
-    if d.verdict != "known" or d.matches[0].entry.id != entry.id:
+    if not d.named or d.named.entry.id != entry.id:
         print(f"skip {entry.id}: its before log is not diagnosed as the entry")
         return
     cite = d.matches[0].evidence[0].lineno

@@ -38,6 +38,10 @@ LINES = [
     ("    --fp16 True \\", "fp16", True),  # devset 033 (LLaVA)
     (" --fp16", "fp16", True),  # devset 008
     ("fp16: false", "fp16", False),
+    ("    --finetuning_type full \\", "finetuning_type", "full"),  # hiyouga/LlamaFactory#6357
+    ("finetuning_type: lora", "finetuning_type", "lora"),
+    ("    --train_type lora \\", "finetuning_type", "lora"),  # ms-swift
+    ("    --lora_enable True --lora_r 128 --lora_alpha 256 --mm_projector_lr 2e-5 \\", "finetuning_type", "lora"),  # LLaVA
     ("gradient_checkpointing: true", "gradient_checkpointing", True),
     ("    --gradient_checkpointing \\", "gradient_checkpointing", True),
     ("disable_gradient_checkpointing: true", "gradient_checkpointing", False),

@@ -42,4 +42,8 @@ REPROS = {r.name: r for r in [
           mechanism_only="the precondition of Gemini's `grad_chunk.l2_norm is not None` (31 vision parameters "
                          "without a gradient), not Gemini itself: that plugin needs CUDA and torch<=2.5.1",
           diagnosable=False),
+    Repro("lora-reentrant-checkpoint-silent", "lora_reentrant_checkpoint_silent",
+          "tiny Qwen2-VL, only q_proj/v_proj (adapters) and lm_head trainable, HF gradient checkpointing "
+          "use_reentrant=True without input grads: list the adapters left without a gradient",
+          "enable_input_require_grads()", needs=("torch", "transformers"), seconds=10),
 ]}

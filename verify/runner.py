@@ -100,7 +100,7 @@ def verify(entry, engine, device: str, timeout: float, outdir: Path) -> Verdict:
     for mode in ("before", "after"):
         run = run_once(repro, mode, device, timeout, outdir / entry.id)
         d = engine.diagnose([str(run.log)])
-        if d.verdict == "known":
-            run.diagnosis, run.confidence = d.matches[0].entry.family, d.matches[0].confidence
+        if d.named:  # "known", or "suspicious" for a silent entry's repro (it warns, no step fails)
+            run.diagnosis, run.confidence = d.named.entry.family, d.named.confidence
         runs.append(run)
     return Verdict(entry.id, entry.family, repro, device, *runs)

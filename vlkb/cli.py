@@ -1,7 +1,7 @@
 """The `vlkb` command line: thin commands over vlkb.analyzer and vlkb.kb, one renderer per format.
 
-Exit codes of `vlkb diagnose`: 0 a known failure was matched; 1 no known failure (unknown, or no
-failure at all); 2 bad usage or unreadable input.
+Exit codes of `vlkb diagnose`: 0 an entry was named (a known failure, or a warning a silent entry
+suspects); 1 none (unknown, or no failure at all); 2 bad usage or unreadable input.
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def diagnose(inputs, fmt, top, extra_kb, color) -> None:
             color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         out = render(result, color=color)
     emit(out)
-    sys.exit(0 if result.verdict == "known" else 1)
+    sys.exit(0 if result.named else 1)
 
 
 cli.add_command(kb)

@@ -72,16 +72,20 @@ def kb_show(entry_id, extra_kb, fmt) -> None:
     if fmt == "json":
         emit(json.dumps({"id": e.id, "family": e.family, "title": e.title, "symptom": e.symptom,
                          "root_cause": e.root_cause, "fix": e.fix, "frameworks": e.frameworks, "tags": e.tags,
-                         "conditions": [vars(c) for c in e.conditions],
+                         "silent": e.silent, "conditions": [vars(c) for c in e.conditions],
+                         "unless": [vars(c) for c in e.unless],
                          "advice": [{"when": [vars(c) for c in a.when], "text": a.text} for a in e.advice],
                          "sources": e.sources, "verify": e.verify, "fixtures": [p.name for p in e.fixtures],
                          "path": str(e.path)}, indent=2))
         return
-    sections = [f"# {e.title}", f"id: {e.id}   family: {e.family}   frameworks: {', '.join(e.frameworks)}",
+    sections = [f"# {e.title}", f"id: {e.id}   family: {e.family}   frameworks: {', '.join(e.frameworks)}"
+                + ("   silent: the run fails no step; matched on a warning" if e.silent else ""),
                 "## Symptom", e.symptom, "## Root cause", e.root_cause, "## Fix", e.fix,
                 *(["## When the log shows",
                    "\n".join(f"- {c.describe()}: {c.note} (weight {c.weight:g})" for c in e.conditions)]
                   if e.conditions else []),
+                *(["## Harmless when the log shows", "\n".join(f"- {c.describe()}: {c.note}" for c in e.unless)]
+                  if e.unless else []),
                 *(["## Advice for a run",
                    "\n".join(f"- if {' and '.join(c.describe() for c in a.when) or 'always'}: {a.text.strip()}"
                              for a in e.advice)] if e.advice else []),

@@ -45,6 +45,7 @@ def match_dict(s: Scored) -> dict:
         "root_cause": e.root_cause,
         "fix": e.fix,
         "advice": s.advice,
+        "explained": s.explained or None,
         "sources": [src["url"] for src in e.sources],
         "signals": [{"name": g.name, "score": g.score, "detail": g.detail,
                      "lines": [l.lineno for l in g.lines]} for g in s.signals],

@@ -46,11 +46,13 @@ def render(d: Diagnosis) -> str:
 
 def _render(d: Diagnosis, n: int, width: int) -> str:
     out = [MARKER]
-    if d.verdict == "known":
+    if d.verdict in ("known", "suspicious"):
         s = d.matches[0]
         e = s.entry
         advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
-        out += [f"### vlkb: {inline(e.title)} (`{e.id}`, confidence {s.confidence:.2f})", "",
+        lead = ["No step failed, but a warning says the run may not be training.", ""] * (d.verdict == "suspicious")
+        out += [f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)} "
+                f"(`{e.id}`, confidence {s.confidence:.2f})", "", *lead,
                 "**Root cause.** " + e.root_cause, "", "**Fix.**", "", e.fix, "", *advice,
                 "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
                 "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]

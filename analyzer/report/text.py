@@ -40,9 +40,9 @@ def _block(console: Console, title: str, body: str, style: str = "bold") -> None
         console.print(Text("  " + para))
 
 
-def _match(console: Console, s: Scored, width: int) -> None:
+def _match(console: Console, s: Scored, width: int, label: str = "Root cause: ") -> None:
     e = s.entry
-    console.print(Text.assemble(("Root cause: ", "bold"), (e.title, "bold green"),
+    console.print(Text.assemble((label, "bold"), (e.title, "bold green"),
                                 (f"  [{e.id}, confidence {s.confidence:.2f}]", "dim")))
     signals = ", ".join(f"{g.name} {g.score:.2f}" for g in s.signals)
     console.print(Text(f"  signals: {signals}", style="dim"))
@@ -83,6 +83,15 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
     root = d.root
     if d.verdict == "clean":
         console.print(Text("No failure found in the log.", style="bold green"))
+        for s in d.matches:
+            if s.explained:
+                console.print(Text(f"  seen, harmless here: {s.entry.id} ({s.explained})", style="dim"))
+    elif d.verdict == "suspicious":
+        console.print(Text.assemble(("No step failed, but a warning says the run may not be training: ", "bold yellow"),
+                                    _summary(d.subject)))
+        console.print(Text(f"  at {_where(d.subject)}", style="dim"))
+        console.print()
+        _match(console, d.matches[0], width, label="Suspected: ")
     elif root is not None:
         console.print(Text.assemble(("Failure: ", "bold red"), _summary(root)))
         console.print(Text(f"  at {_where(root)}", style="dim"))
@@ -99,7 +108,7 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
             for line in root.lines[:12]:
                 console.print(Text(f"  {line.lineno}: {line.text}"))
     _run(console, d)
-    others = [i for i in d.incidents if i is not root][:MAX_OTHER]
+    others = [i for i in d.incidents if i is not (root or d.subject)][:MAX_OTHER]
     if others:
         console.print()
         console.print(Text(f"Other incidents ({len(d.incidents) - 1})", style="bold"))
