@@ -29,6 +29,7 @@ class Diagnosis:
     threshold: float
     inputs: list[str] = field(default_factory=list)
     run: dict = field(default_factory=dict)  # key -> Fact: versions, model, config (analyzer/facts.py)
+    seen: object = None  # vlkb.history.Seen: earlier sightings of the root, when history is on
 
     @property
     def root(self) -> Incident | None:

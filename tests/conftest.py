@@ -8,6 +8,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
 
 
+def pytest_configure(config):
+    """The suite never writes the user's own ~/.vlkb (history, KB index, verify logs)."""
+    import tempfile
+
+    os.environ["VLKB_HOME"] = tempfile.mkdtemp(prefix="vlkb-test-home-")
+
+
 @pytest.fixture(scope="session")
 def engine():
     from vlkb.analyzer import Engine

@@ -1,7 +1,8 @@
 """The `vlkb` command line: thin commands over vlkb.analyzer and vlkb.kb, one renderer per format.
 
 Exit codes of `vlkb diagnose`: 0 an entry was named (a known failure, or a warning a silent entry
-suspects); 1 none (unknown, or no failure at all); 2 bad usage or unreadable input.
+suspects); 1 none (unknown, or no failure at all); 2 bad usage or unreadable input. With
+`--fail-on`, 1 means the step should fail (see FAIL_ON) and 0 that it should not.
 """
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ import sys
 import click
 
 from .clitools import CONTEXT, emit, fail, kb_option
+from .history_cli import history
 from .kb_cli import kb
 from .verify_cli import verify
+
+# --fail-on: which verdicts fail a CI step (exit 1)
+FAIL_ON = {"known": {"known", "suspicious"}, "unknown": {"unknown"}, "any": {"known", "suspicious", "unknown"},
+           "never": set()}
 
 
 @click.group(context_settings=CONTEXT)
@@ -28,13 +34,20 @@ def cli() -> None:
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "github", "sarif"]), default="text",
+              show_default=True, help="Output format: markdown is the CI triage comment, github the Actions "
+              "annotations (plus the comment in $GITHUB_STEP_SUMMARY), sarif SARIF 2.1.0.")
 @click.option("--top", type=click.IntRange(1, 20), default=3, show_default=True,
               help="How many candidate entries to report.")
 @kb_option
 @click.option("--color/--no-color", default=None, help="Force colours on or off (NO_COLOR is honoured).")
-def diagnose(inputs, fmt, top, extra_kb, color) -> None:
+@click.option("--fail-on", type=click.Choice(list(FAIL_ON)), default=None,
+              help="Exit 1 when the verdict is: known (a KB failure or a suspicious run), unknown, any failure, "
+              "or never. Without it: 0 when an entry was named, else 1.")
+@click.option("--history", "history_path", type=click.Path(dir_okay=False), default=None,
+              help="History database (default: $VLKB_HOME/history.db); a CI cache path keeps it across jobs.")
+@click.option("--no-history", is_flag=True, help="Neither read nor record the history.")
+def diagnose(inputs, fmt, top, extra_kb, color, fail_on, history_path, no_history) -> None:
     """Find the root failure in training logs and match it against the KB.
 
     INPUTS are log files (one per rank is fine), directories, .gz files, or - for stdin.
@@ -43,7 +56,8 @@ def diagnose(inputs, fmt, top, extra_kb, color) -> None:
     Examples:
       vlkb diagnose train.log
       vlkb diagnose logs/rank*.log --format json
-      cat ci.log | vlkb diagnose - --format markdown
+      cat ci.log | vlkb diagnose - --format markdown --fail-on any
+      vlkb diagnose train.log --format sarif --history .vlkb-cache/history.db > vlkb.sarif
     """
     from vlkb.analyzer import Engine, InputError
     from vlkb.kb import EntryError
@@ -55,22 +69,47 @@ def diagnose(inputs, fmt, top, extra_kb, color) -> None:
         fail(str(err))
     except KeyboardInterrupt:
         sys.exit(130)
+    if not no_history:
+        result.seen = _remember(result, history_path)
     if fmt == "json":
         from vlkb.analyzer.report.json_ import render
         out = render(result)
     elif fmt == "markdown":
         from vlkb.analyzer.report.markdown import render
         out = render(result)
+    elif fmt == "github":
+        from vlkb.analyzer.report.github import render
+        out = render(result)
+    elif fmt == "sarif":
+        from vlkb.analyzer.report.sarif import render
+        out = render(result, engine.entries)
     else:
         from vlkb.analyzer.report.text import render
         if color is None:
             color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         out = render(result, color=color)
     emit(out)
+    if fail_on is not None:
+        sys.exit(1 if result.verdict in FAIL_ON[fail_on] else 0)
     sys.exit(0 if result.named else 1)
 
 
+def _remember(result, path):
+    """Record the diagnosis; a history that cannot be written costs a note, never the diagnosis."""
+    import sqlite3
+    from pathlib import Path
+
+    from vlkb import history
+
+    try:
+        return history.record(Path(path) if path else history.default_path(), result)
+    except (OSError, sqlite3.Error) as err:
+        result.stats.notes.append(f"history not recorded: {err}")
+        return None
+
+
 cli.add_command(kb)
+cli.add_command(history)
 cli.add_command(verify)
 
 

@@ -63,6 +63,8 @@ def to_dict(d: Diagnosis) -> dict:
         "incidents_total": len(d.incidents),
         "facts": [line_dict(l) for l in d.facts[:50]],
         "run": [{"key": f.key, "value": f.value, **line_dict(f.line)} for f in ordered(d.run)],
+        "seen": None if d.seen is None else {"fingerprint": d.seen.fingerprint, "count": d.seen.count,
+                                             "first": d.seen.first, "last": d.seen.last},
         "stats": {"bytes": d.stats.bytes, "lines": d.stats.lines},
         "notes": d.stats.notes,
     }

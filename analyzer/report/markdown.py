@@ -1,27 +1,58 @@
-"""Markdown for a CI triage comment. Log text is untrusted: it goes into fences longer than any
-backtick run it holds, and inline text is escaped (HTML, Markdown, @-mentions)."""
+"""The CI triage comment (GitHub-flavoured Markdown).
+
+The first line is a hidden marker, so a bot finds its earlier comment and edits it in place (as
+PyTorch's Dr. CI does). Log text is untrusted, since a pull request from a fork controls its log:
+  - inline, it is escaped: no HTML, no Markdown, no @-mentions, no autolinks;
+  - evidence goes into a fence longer than any backtick run it holds, so it cannot break out;
+  - the marker and HTML comment openers in log text are defused, so no log forges the marker;
+  - bidirectional-override characters (Trojan Source) are dropped.
+KB text (titles, root causes, fixes, source URLs) is the project's own and is rendered as Markdown.
+The whole comment stays under 64 KB (GitHub's limit is 65,536 characters): evidence shrinks, and the
+comment says so.
+"""
 from __future__ import annotations
 
 import re
 
 from ..diagnose import Diagnosis
 from ..facts import ordered
-from ..model import Line
+from ..model import Incident, Line
 
 MARKER = "<!-- vlkb-triage -->"
 MAX_BYTES = 60_000
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_ZW = "\u200b"  # zero-width space: invisible, but breaks mentions, autolinks and the marker
+
+
+def defuse(text: str) -> str:
+    """Log text that is safe anywhere in the comment, fenced or not: no marker, no comment opener."""
+    text = _BIDI.sub("", text)
+    return text.replace("<!--", f"<!{_ZW}--").replace("vlkb-triage", f"vlkb{_ZW}-triage")
 
 
 def inline(text: str) -> str:
-    """Text safe in a Markdown paragraph: no HTML, no formatting, no pings."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text safe in a Markdown paragraph or table cell: no HTML, no formatting, no pings, no links."""
+    text = defuse(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_SPECIAL.sub(r"\\\1", text)
-    return text.replace("@", "@\u200b")
+    text = text.replace("@", f"@{_ZW}").replace("www.", f"www{_ZW}.")
+    return re.sub(r"(?i)(https?|ftp|mailto|file)", lambda m: m.group(1)[0] + _ZW + m.group(1)[1:], text)
+
+
+def code(text: str, cell: bool = False) -> str:
+    """An inline code span around log text (paths): delimiters longer than its backtick runs; in a
+    table cell `|` is escaped (GFM splits cells before it parses code spans)."""
+    text = defuse(text).replace("\n", " ")
+    if cell:
+        text = text.replace("|", "\\|")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    tick = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{tick}{pad}{text}{pad}{tick}"
 
 
 def fenced(lines: list[str]) -> str:
-    body = "\n".join(lines)
+    body = "\n".join(defuse(l) for l in lines)
     longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{body}\n{fence}"
@@ -35,9 +66,14 @@ def _value(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
+def _headline(inc: Incident) -> str:
+    head = (inc.message.splitlines() or [""])[0] if inc.message else inc.first.text
+    return " ".join((f"{inc.exception}: {head}" if inc.exception else head).split())
+
+
 def render(d: Diagnosis) -> str:
     """Under MAX_BYTES whatever the log: evidence shrinks (never cut mid-fence) until it fits."""
-    for lines, width in ((30, 500), (10, 200), (3, 120)):
+    for lines, width in ((30, 500), (10, 200), (3, 120), (1, 80)):
         text = _render(d, lines, width)
         if len(text.encode()) <= MAX_BYTES:
             return text if lines == 30 else text + "\n_(evidence trimmed to stay under 64 KB)_\n"
@@ -45,37 +81,64 @@ def render(d: Diagnosis) -> str:
 
 
 def _render(d: Diagnosis, n: int, width: int) -> str:
-    out = [MARKER]
+    out = [MARKER, *_verdict(d, n, width)]
+    if d.seen is not None:
+        out += ["", f"**Seen before:** {inline(d.seen.describe())}"]
+    out += _others(d, n, width) + _facts(d, width)
+    out += ["", f"<sub>vlkb · threshold {d.threshold:.2f} · {inline(', '.join(d.inputs))[:width]}</sub>"]
+    return "\n".join(out) + "\n"
+
+
+def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
     if d.verdict in ("known", "suspicious"):
-        s = d.matches[0]
+        s, subject = d.named, d.subject
         e = s.entry
+        where = code(f"{subject.first.path}:{subject.first.lineno}") if subject else ""
+        lead = (["No step failed, but a warning says the run may not be training: " + where, ""]
+                if d.verdict == "suspicious" else [f"Failure at {where}: {inline(_headline(subject))[:width]}", ""])
         advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
-        lead = ["No step failed, but a warning says the run may not be training.", ""] * (d.verdict == "suspicious")
-        out += [f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)} "
-                f"(`{e.id}`, confidence {s.confidence:.2f})", "", *lead,
+        title = f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)}"
+        return [title, "", f"`{e.id}` · confidence **{s.confidence:.2f}**", "", *lead,
                 "**Root cause.** " + e.root_cause, "", "**Fix.**", "", e.fix, "", *advice,
                 "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
                 "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]
-    elif d.verdict == "unknown":
+    if d.verdict == "unknown":
         root = d.root
-        out += ["### vlkb: unknown failure", "",
-                f"No KB entry explains this failure above the threshold ({d.threshold:.2f})."]
+        out = ["### vlkb: unknown failure", "",
+               f"No KB entry explains this failure above the threshold ({d.threshold:.2f}); "
+               "the root incident is below. `vlkb kb new ID --from LOG` scaffolds an entry from it."]
         if d.matches:
-            out.append("Nearest: " + ", ".join(f"`{s.entry.id}` ({s.confidence:.2f})" for s in d.matches))
+            out += ["", "Nearest: " + ", ".join(f"`{s.entry.id}` ({s.confidence:.2f})" for s in d.matches)]
         if root is not None:
-            out += ["", "**Root incident**", "", fenced(_evidence(root.lines[:n], width))]
-    else:
-        out += ["### vlkb: no failure found in the log"]
-    if d.run:
-        rows = [f"| {inline(f.key)} | {inline(_value(f.value))} | {inline(f.line.path)}:{f.line.lineno} |"
-                for f in ordered(d.run)]
-        out += ["", "<details><summary>Run facts from the log</summary>", "", "| fact | value | line |",
-                "|---|---|---|", *rows, "", "</details>"]
-    others = [i for i in d.incidents if not i.root][:n]
-    if others:
-        rows = [f"- {i.kind}{' (cascade)' if i.cascade else ''} at {inline(i.first.path)}:{i.first.lineno}: "
-                f"{inline(((i.exception + ': ' if i.exception else '') + i.message.splitlines()[0])[:width] if i.message else '')}"
-                for i in others]
-        out += ["", f"<details><summary>Other incidents ({len(d.incidents) - 1})</summary>", "", *rows, "",
-                "</details>"]
-    return "\n".join(out) + "\n"
+            out += ["", f"**Root incident** at {code(f'{root.first.path}:{root.first.lineno}')}", "",
+                    fenced(_evidence(root.lines[:n], width))]
+        return out
+    explained = [f"- `{s.entry.id}` seen, harmless here: {inline(s.explained)}" for s in d.matches if s.explained]
+    return ["### vlkb: no failure found in the log", *([""] + explained if explained else [])]
+
+
+def _others(d: Diagnosis, n: int, width: int) -> list[str]:
+    subject = d.subject
+    others = [i for i in d.incidents if i is not subject]
+    if not others:
+        return []
+    cascade = sum(i.cascade for i in others)
+    rows = []
+    for i in others[:n]:
+        ranks = f" (ranks {inline(','.join(i.ranks[:8]))}{'...' * (len(i.ranks) > 8)})" if i.ranks else ""
+        times = f" ×{i.count}" if i.count > 1 else ""
+        tag = "cascade" if i.cascade else i.kind
+        rows.append(f"- **{tag}**{times}{ranks} at {code(f'{i.first.path}:{i.first.lineno}')}: "
+                    f"{inline(_headline(i))[:width]}")
+    more = [f"- … and {len(others) - n} more"] if len(others) > n else []
+    return ["", f"<details><summary>Other incidents ({len(others)}, {cascade} of them cascade)</summary>", "",
+            *rows, *more, "", "</details>"]
+
+
+def _facts(d: Diagnosis, width: int) -> list[str]:
+    if not d.run:
+        return []
+    rows = [f"| {inline(f.key)} | {inline(_value(f.value))[:width]} | {code(f'{f.line.path}:{f.line.lineno}', cell=True)} |"
+            for f in ordered(d.run)]
+    return ["", "<details><summary>Versions and config from the log</summary>", "", "| fact | value | line |",
+            "|---|---|---|", *rows, "", "</details>"]

@@ -107,6 +107,9 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
             console.print(Text("Root incident", style="bold"))
             for line in root.lines[:12]:
                 console.print(Text(f"  {line.lineno}: {line.text}"))
+    if d.seen is not None:
+        console.print()
+        console.print(Text.assemble(("History: ", "bold"), d.seen.describe()))
     _run(console, d)
     others = [i for i in d.incidents if i is not (root or d.subject)][:MAX_OTHER]
     if others:

@@ -1,0 +1,94 @@
+"""GitHub Actions workflow commands: `::error file=...,line=...,title=...::message` annotations, at
+most 10 and best first, and the triage comment appended to the job summary ($GITHUB_STEP_SUMMARY).
+
+Every value is escaped as the runner expects (`%`, CR and LF in messages; also `:` and `,` in
+properties), so log text can neither end the command early nor start one of its own.
+"""
+from __future__ import annotations
+
+import os
+
+from ..diagnose import Diagnosis
+from ..model import Incident
+from . import markdown
+
+MAX_ANNOTATIONS = 10
+MAX_SUMMARY_BYTES = 1_000_000  # GitHub's limit per step summary is 1 MiB
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(level: str, message: str, title: str, path: str | None = None, line: int | None = None,
+            end_line: int | None = None) -> str:
+    props = []
+    if path and path != "-" and not path.startswith("<"):
+        props.append(f"file={escape_property(path)}")
+        if line:
+            props.append(f"line={line}")
+            if end_line and end_line > line:
+                props.append(f"endLine={end_line}")
+    props.append(f"title={escape_property(title[:200])}")
+    return f"::{level} {','.join(props)}::{escape_data(message[:4000])}"
+
+
+def _span(inc: Incident) -> tuple[int, int]:
+    same = [l.lineno for l in inc.lines if l.path == inc.first.path]
+    return inc.first.lineno, max(same)
+
+
+def annotations(d: Diagnosis) -> list[str]:
+    out = []
+    named, subject = d.named, d.subject
+    if named is not None:
+        e = named.entry
+        first = named.evidence[0] if named.evidence else subject.first
+        level = "error" if d.verdict == "known" else "warning"
+        fix = e.fix.strip().splitlines()[0]
+        out.append(command(level, f"{first.text.strip()}\n\n{e.title} (confidence {named.confidence:.2f}).\nFix: {fix}"
+                           + "".join(f"\n- {a}" for a in named.advice), f"vlkb: {e.id}", first.path, first.lineno))
+    elif d.verdict == "unknown" and subject is not None:
+        start, end = _span(subject)
+        out.append(command("error", f"{subject.message.strip() or subject.first.text}\n\nNo KB entry explains this "
+                           f"failure above the threshold ({d.threshold:.2f}).", "vlkb: unknown failure",
+                           subject.first.path, start, end))
+    for inc in d.incidents:
+        if len(out) >= MAX_ANNOTATIONS:
+            break
+        if inc is subject or inc.kind in ("metric", "warning"):  # never noisy: failures and their cascade only
+            continue
+        start, end = _span(inc)
+        level = "notice" if inc.cascade else "warning"
+        label = "cascade" if inc.cascade else inc.kind
+        text = " ".join((inc.message or inc.first.text).split())
+        out.append(command(level, f"{text}" + (f" (x{inc.count})" if inc.count > 1 else ""),
+                           f"vlkb: {label}", inc.first.path, start, end))
+    return out[:MAX_ANNOTATIONS]
+
+
+def render(d: Diagnosis) -> str:
+    """The annotations for stdout; the Markdown comment goes to the job summary when there is one."""
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        append_summary(summary, markdown.render(d))
+    verdict = {"known": "known failure", "suspicious": "suspicious run", "unknown": "unknown failure",
+               "clean": "no failure found"}[d.verdict]
+    return "\n".join([*annotations(d), f"vlkb: {verdict}"])
+
+
+def append_summary(path: str, text: str) -> None:
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    if size + len(text.encode()) > MAX_SUMMARY_BYTES:
+        text = "vlkb: the job summary is full; see the step log.\n"
+        if size + len(text) > MAX_SUMMARY_BYTES:
+            return
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(text)
