@@ -33,7 +33,7 @@ def fingerprint(inc: Incident) -> tuple:
     frames = tuple(f"{f.basename}:{f.func}" for f in inc.frames[-3:])
     if inc.kind == "metric":
         return ("metric", canon(re.sub(r"[\d.eE+-]+", "", inc.first.text))[:80])
-    return (inc.kind, inc.exception, canon(inc.message)[:300], frames)
+    return (inc.kind, inc.exception, canon(inc.message[:2000])[:300], frames)
 
 
 class Collector:

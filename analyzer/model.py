@@ -97,3 +97,12 @@ class Incident:
     def truncated(self) -> bool:
         """A traceback whose excerpt ends before any exception line."""
         return self.kind == "traceback" and not any(e.type for e in self.chain)
+
+    @property
+    def summary(self) -> str:
+        """One line a user would quote: `Type: first line of the message`, whitespace collapsed."""
+        if self.truncated:
+            last = self.frames[-1] if self.frames else None
+            return f"traceback cut before its exception (last frame {last.basename}:{last.func})" if last else "traceback"
+        head = (self.message.splitlines() or [""])[0] if self.message else self.first.text
+        return " ".join((f"{self.exception}: {head}" if self.exception else head).split())

@@ -8,6 +8,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
 
 
+def pytest_addoption(parser):
+    parser.addoption("--update-goldens", action="store_true",
+                     help="rewrite tests/golden/ from the current output (review the diff)")
+
+
+@pytest.fixture
+def update_goldens(request):
+    return request.config.getoption("--update-goldens")
+
+
 def pytest_configure(config):
     """The suite never writes the user's own ~/.vlkb (history, KB index, verify logs)."""
     import tempfile

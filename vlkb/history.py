@@ -62,7 +62,7 @@ def fingerprint(inc) -> str:
     from vlkb.analyzer.textnorm import canon
 
     frames = "|".join(f"{f.basename}:{f.func}" for f in inc.frames[-3:])
-    key = "\n".join([inc.kind, inc.exception or "", canon(inc.message)[:300], frames])
+    key = "\n".join([inc.kind, inc.exception or "", canon(inc.message[:2000])[:300], frames])
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -133,7 +133,4 @@ def _retry(action):
 
 
 def _summary(inc) -> str | None:
-    if inc is None:
-        return None
-    head = (inc.message.splitlines() or [""])[0] if inc.message else inc.first.text
-    return (f"{inc.exception}: {head}" if inc.exception else head)[:300]
+    return inc.summary[:300] if inc is not None else None

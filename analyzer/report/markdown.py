@@ -36,7 +36,7 @@ def inline(text: str) -> str:
     text = defuse(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = text.replace("@", f"@{_ZW}").replace("www.", f"www{_ZW}.")
-    return re.sub(r"(?i)(https?|ftp|mailto|file)", lambda m: m.group(1)[0] + _ZW + m.group(1)[1:], text)
+    return re.sub(r"(?i)\b(https?|ftp|mailto|file)(?=:)", lambda m: m.group(1)[0] + _ZW + m.group(1)[1:], text)
 
 
 def code(text: str, cell: bool = False) -> str:
@@ -66,11 +66,6 @@ def _value(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def _headline(inc: Incident) -> str:
-    head = (inc.message.splitlines() or [""])[0] if inc.message else inc.first.text
-    return " ".join((f"{inc.exception}: {head}" if inc.exception else head).split())
-
-
 def render(d: Diagnosis) -> str:
     """Under MAX_BYTES whatever the log: evidence shrinks (never cut mid-fence) until it fits."""
     for lines, width in ((30, 500), (10, 200), (3, 120), (1, 80)):
@@ -95,7 +90,7 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
         e = s.entry
         where = code(f"{subject.first.path}:{subject.first.lineno}") if subject else ""
         lead = (["No step failed, but a warning says the run may not be training: " + where, ""]
-                if d.verdict == "suspicious" else [f"Failure at {where}: {inline(_headline(subject))[:width]}", ""])
+                if d.verdict == "suspicious" else [f"Failure at {where}: {inline(subject.summary)[:width]}", ""])
         advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
         title = f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)}"
         return [title, "", f"`{e.id}` · confidence **{s.confidence:.2f}**", "", *lead,
@@ -129,7 +124,7 @@ def _others(d: Diagnosis, n: int, width: int) -> list[str]:
         times = f" ×{i.count}" if i.count > 1 else ""
         tag = "cascade" if i.cascade else i.kind
         rows.append(f"- **{tag}**{times}{ranks} at {code(f'{i.first.path}:{i.first.lineno}')}: "
-                    f"{inline(_headline(i))[:width]}")
+                    f"{inline(i.summary)[:width]}")
     more = [f"- … and {len(others) - n} more"] if len(others) > n else []
     return ["", f"<details><summary>Other incidents ({len(others)}, {cascade} of them cascade)</summary>", "",
             *rows, *more, "", "</details>"]

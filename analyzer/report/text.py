@@ -26,14 +26,6 @@ def _where(inc: Incident) -> str:
     return f"{inc.first.path}:{inc.first.lineno}{ranks}{times}"
 
 
-def _summary(inc: Incident) -> str:
-    if inc.truncated:
-        last = inc.frames[-1] if inc.frames else None
-        return f"traceback cut before its exception (last frame {last.basename}:{last.func})" if last else "traceback"
-    head = " ".join((inc.message.splitlines()[0] if inc.message else inc.first.text).split())
-    return f"{inc.exception}: {head}" if inc.exception else head
-
-
 def _block(console: Console, title: str, body: str, style: str = "bold") -> None:
     console.print(Text(title, style=style))
     for para in body.strip().splitlines():
@@ -88,12 +80,12 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
                 console.print(Text(f"  seen, harmless here: {s.entry.id} ({s.explained})", style="dim"))
     elif d.verdict == "suspicious":
         console.print(Text.assemble(("No step failed, but a warning says the run may not be training: ", "bold yellow"),
-                                    _summary(d.subject)))
+                                    d.subject.summary))
         console.print(Text(f"  at {_where(d.subject)}", style="dim"))
         console.print()
         _match(console, d.matches[0], width, label="Suspected: ")
     elif root is not None:
-        console.print(Text.assemble(("Failure: ", "bold red"), _summary(root)))
+        console.print(Text.assemble(("Failure: ", "bold red"), root.summary))
         console.print(Text(f"  at {_where(root)}", style="dim"))
         console.print()
     if d.verdict == "known":
@@ -117,7 +109,7 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
         console.print(Text(f"Other incidents ({len(d.incidents) - 1})", style="bold"))
         for inc in others:
             tag = "cascade" if inc.cascade else inc.kind
-            console.print(Text(f"  [{tag}] {_where(inc)}  {textwrap.shorten(_summary(inc), 90)}"))
+            console.print(Text(f"  [{tag}] {_where(inc)}  {textwrap.shorten(inc.summary, 90)}"))
     for note in d.stats.notes:
         console.print(Text(f"note: {note}", style="dim"))
     return buf.getvalue()
