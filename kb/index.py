@@ -14,8 +14,6 @@ import os
 import re
 from pathlib import Path
 
-import sqlite_utils
-
 from . import fixtures as fx
 from .loader import Entry, index_path, kb_dirs, load
 
@@ -39,6 +37,8 @@ def content_hash(extra_dirs: list[str | Path] = ()) -> str:
 
 def ensure(extra_dirs: list[str | Path] = (), force: bool = False) -> Path:
     """The path of an up-to-date database, building it when missing or stale."""
+    import sqlite_utils  # here, not at import: `vlkb diagnose` reads home() and must start fast
+
     path = home() / DB_NAME
     digest = content_hash(extra_dirs)
     if not force and path.exists():
@@ -53,6 +53,8 @@ def ensure(extra_dirs: list[str | Path] = (), force: bool = False) -> Path:
 
 
 def build(entries: list[Entry], path: Path, digest: str) -> None:
+    import sqlite_utils
+
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
@@ -67,7 +69,7 @@ def build(entries: list[Entry], path: Path, digest: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _fill(db: sqlite_utils.Database, entries: list[Entry]) -> None:
+def _fill(db: "sqlite_utils.Database", entries: list[Entry]) -> None:
     db["entries"].insert_all(({
         "id": e.id, "family": e.family, "title": e.title, "symptom": e.symptom,
         "root_cause": e.root_cause, "fix": e.fix, "frameworks": " ".join(e.frameworks),
@@ -96,6 +98,8 @@ def _fill(db: sqlite_utils.Database, entries: list[Entry]) -> None:
 def search(query: str, extra_dirs: list[str | Path] = (), limit: int = 10) -> list[dict]:
     """Entries ranked by FTS5 bm25, with a snippet of where the words matched. All words must match;
     when none does, any word may."""
+    import sqlite_utils
+
     words = re.findall(r"\w+", query)
     if not words:
         return []

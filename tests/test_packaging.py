@@ -6,7 +6,7 @@ import zipfile
 
 from conftest import ROOT, SAMPLES
 
-HEAVY = ("torch", "transformers", "deepspeed", "textual", "sklearn", "scipy")
+HEAVY = ("torch", "transformers", "deepspeed", "textual", "sklearn", "scipy", "numpy", "sqlite_utils")
 
 
 def test_core_never_imports_heavy_modules():
@@ -21,6 +21,21 @@ print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_diagnose_command_never_imports_heavy_modules(tmp_path):
+    """The whole command, history recording and every CI format included."""
+    for fmt in ("text", "markdown", "github", "sarif", "json"):
+        code = f"""
+import atexit, sys
+atexit.register(lambda: print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}), file=sys.stderr))
+sys.argv = ["vlkb", "diagnose", {str(SAMPLES / 'ms-swift-minicpmv-dpo-zero2.log')!r}, "--format", {fmt!r},
+            "--history", {str(tmp_path / 'h.db')!r}]
+from vlkb.cli import main
+main()
+"""
+        cp = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert cp.returncode == 0 and cp.stderr.strip().splitlines()[-1] == "[]", (fmt, cp.stderr[-500:])
 
 
 def test_wheel_has_one_top_level_package_with_the_kb(tmp_path):
