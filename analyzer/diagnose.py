@@ -55,8 +55,7 @@ class Engine:
         self.entries = entries
         self.calibration = calibration
         self.matcher = Matcher(entries, idf, vectors, calibration)
-        self.silent = [e for e in entries if e.silent]
-        self._silent_phrases = [t for e in self.silent for t in e.triggers]
+        self._silent_phrases = [t for e in entries if e.silent for t in e.triggers]
         phrases = sorted({t for e in entries for t in e.triggers})
         self.signature = re.compile("|".join(map(re.escape, phrases))) if phrases else None
         self.trigger = Trigger(re.compile(b"|".join(
@@ -87,8 +86,8 @@ class Engine:
             stats.notes.append(f"{collector.dropped} further distinct warnings/metrics were not kept")
         threshold = self.calibration.threshold
         root = incidents[0] if incidents and incidents[0].root else None
-        context = list(sheet.lines.values()) + [i.first for i in incidents if i.kind == "warning"]
         facts = list(sheet.lines.values())
+        context = facts + [i.first for i in incidents if i.kind == "warning"]
         if root is None:
             scored = self._silent_matches(incidents, context, sheet.facts)[:top]
             verdict = "suspicious" if scored and scored[0].confidence >= threshold else "clean"

@@ -99,6 +99,11 @@ class Incident:
         return self.kind == "traceback" and not any(e.type for e in self.chain)
 
     @property
+    def last_lineno(self) -> int:
+        """The last line of the record in the file it starts in (interleaved ranks may add others)."""
+        return max(l.lineno for l in self.lines if l.path == self.first.path)
+
+    @property
     def summary(self) -> str:
         """One line a user would quote: `Type: first line of the message`, whitespace collapsed."""
         if self.truncated:

@@ -58,12 +58,11 @@ def default_path() -> Path:
 
 
 def fingerprint(inc) -> str:
-    """Stable across ranks, paths, numbers and timestamps: what the failure is, not where it ran."""
-    from vlkb.analyzer.textnorm import canon
+    """Stable across ranks, paths, numbers and timestamps: what the failure is, not where it ran (the
+    key that folds identical incidents across ranks, vlkb.analyzer.elect.fingerprint, hashed)."""
+    from vlkb.analyzer.elect import fingerprint as fold_key
 
-    frames = "|".join(f"{f.basename}:{f.func}" for f in inc.frames[-3:])
-    key = "\n".join([inc.kind, inc.exception or "", canon(inc.message[:2000])[:300], frames])
-    return hashlib.sha256(key.encode()).hexdigest()[:16]
+    return hashlib.sha256(repr(fold_key(inc)).encode()).hexdigest()[:16]
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 
 from ..diagnose import Diagnosis
-from ..model import Incident
 from . import markdown
 
 MAX_ANNOTATIONS = 10
@@ -37,11 +36,6 @@ def command(level: str, message: str, title: str, path: str | None = None, line:
     return f"::{level} {','.join(props)}::{escape_data(message[:4000])}"
 
 
-def _span(inc: Incident) -> tuple[int, int]:
-    same = [l.lineno for l in inc.lines if l.path == inc.first.path]
-    return inc.first.lineno, max(same)
-
-
 def annotations(d: Diagnosis) -> list[str]:
     out = []
     named, subject = d.named, d.subject
@@ -53,21 +47,19 @@ def annotations(d: Diagnosis) -> list[str]:
         out.append(command(level, f"{first.text.strip()}\n\n{e.title} (confidence {named.confidence:.2f}).\nFix: {fix}"
                            + "".join(f"\n- {a}" for a in named.advice), f"vlkb: {e.id}", first.path, first.lineno))
     elif d.verdict == "unknown" and subject is not None:
-        start, end = _span(subject)
         out.append(command("error", f"{subject.message.strip() or subject.first.text}\n\nNo KB entry explains this "
                            f"failure above the threshold ({d.threshold:.2f}).", "vlkb: unknown failure",
-                           subject.first.path, start, end))
+                           subject.first.path, subject.first.lineno, subject.last_lineno))
     for inc in d.incidents:
         if len(out) >= MAX_ANNOTATIONS:
             break
         if inc is subject or inc.kind in ("metric", "warning"):  # never noisy: failures and their cascade only
             continue
-        start, end = _span(inc)
         level = "notice" if inc.cascade else "warning"
         label = "cascade" if inc.cascade else inc.kind
         text = " ".join((inc.message or inc.first.text).split())
         out.append(command(level, f"{text}" + (f" (x{inc.count})" if inc.count > 1 else ""),
-                           f"vlkb: {label}", inc.first.path, start, end))
+                           f"vlkb: {label}", inc.first.path, inc.first.lineno, inc.last_lineno))
     return out[:MAX_ANNOTATIONS]
 
 

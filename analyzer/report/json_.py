@@ -22,7 +22,7 @@ def incident_dict(inc: Incident) -> dict:
         "message": inc.message,
         "path": inc.first.path,
         "line_start": inc.first.lineno,
-        "line_end": max(l.lineno for l in inc.lines if l.path == inc.first.path),
+        "line_end": inc.last_lineno,
         "ranks": inc.ranks,
         "time": inc.when,
         "count": inc.count,

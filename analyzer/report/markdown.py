@@ -39,22 +39,24 @@ def inline(text: str) -> str:
     return re.sub(r"(?i)\b(https?|ftp|mailto|file)(?=:)", lambda m: m.group(1)[0] + _ZW + m.group(1)[1:], text)
 
 
+def _longest_backticks(text: str) -> int:
+    return max((len(m) for m in re.findall(r"`+", text)), default=0)
+
+
 def code(text: str, cell: bool = False) -> str:
     """An inline code span around log text (paths): delimiters longer than its backtick runs; in a
     table cell `|` is escaped (GFM splits cells before it parses code spans)."""
     text = defuse(text).replace("\n", " ")
     if cell:
         text = text.replace("|", "\\|")
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    tick = "`" * (longest + 1)
+    tick = "`" * (_longest_backticks(text) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{tick}{pad}{text}{pad}{tick}"
 
 
 def fenced(lines: list[str]) -> str:
     body = "\n".join(defuse(l) for l in lines)
-    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = "`" * max(3, _longest_backticks(body) + 1)
     return f"{fence}text\n{body}\n{fence}"
 
 

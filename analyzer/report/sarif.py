@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from ..diagnose import Diagnosis
-from ..model import Incident, Line
+from ..model import Line
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 UNKNOWN_RULE = "unknown-failure"
@@ -45,16 +45,10 @@ def _unknown_rule() -> dict:
             "defaultConfiguration": {"level": "error"}}
 
 
-def _location(line: Line, end: int | None = None) -> dict:
+def _location(line: Line) -> dict:
     region = {"startLine": max(1, line.lineno), "snippet": {"text": line.text}}
-    if end and end > line.lineno:
-        region["endLine"] = end
     uri = line.path if line.path not in ("-", "<stdin>") else "stdin"
     return {"physicalLocation": {"artifactLocation": {"uri": uri.replace("\\", "/")}, "region": region}}
-
-
-def _end(inc: Incident) -> int:
-    return max(l.lineno for l in inc.lines if l.path == inc.first.path)
 
 
 def to_dict(d: Diagnosis, entries: list) -> dict:

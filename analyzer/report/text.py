@@ -103,7 +103,7 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
         console.print()
         console.print(Text.assemble(("History: ", "bold"), d.seen.describe()))
     _run(console, d)
-    others = [i for i in d.incidents if i is not (root or d.subject)][:MAX_OTHER]
+    others = [i for i in d.incidents if i is not d.subject][:MAX_OTHER]
     if others:
         console.print()
         console.print(Text(f"Other incidents ({len(d.incidents) - 1})", style="bold"))
