@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .model import Line
+
 # CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # C0 controls other than tab; log text is untrusted and must not reach a terminal raw.
@@ -100,3 +102,9 @@ def canon(text: str) -> str:
     for pattern, repl in _CANON_SUBS:
         text = pattern.sub(repl, text)
     return text.strip().lower()
+
+
+def who(raw: str) -> str | None:
+    """The rank label (as `Line.who` shows it) of one raw log line, None when no prefix names one."""
+    c = clean(raw)
+    return Line("", 0, "", c.rank, c.host).who

@@ -67,3 +67,59 @@ def test_unknown_entry_and_list(run_vlkb):
 def test_gpu_path(tmp_path):
     result = CliRunner().invoke(cli, ["verify", "--all", "--device", "cuda", "--format", "json", "--logs", str(tmp_path)])
     assert result.exit_code == 0, result.output
+
+
+def test_stream_writes_the_repro_output_live_and_keeps_the_report_on_stdout(run_vlkb, tmp_path):
+    code, out, err = run_vlkb("verify", "loss-nan", "--device", "cpu", "--stream", "--format", "json",
+                              "--logs", str(tmp_path))
+    assert code == 0, err
+    assert json.loads(out)[0]["ok"]
+    lines = err.splitlines()
+    assert lines[0].startswith("== loss-nan: before (")
+    assert any(line.startswith("[before] ") for line in lines) and any(line.startswith("[after] ") for line in lines)
+    assert any(line.startswith("== loss-nan: before exit 1 in ") for line in lines)
+    assert lines[-1].startswith("== loss-nan: after exit 0 in ")
+    before_log = (tmp_path / "loss-nan" / "before.log").read_text(encoding="utf-8")
+    streamed = [line[len("[before] "):] for line in lines if line.startswith("[before] ")]
+    assert streamed == before_log.splitlines()  # the panel shows exactly what the kept log holds
+
+
+def _repro_pids() -> set[int]:
+    import os
+
+    pids = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"vlkb.verify.repros." in f.read():
+                    pids.add(int(pid))
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="needs /proc to find the repro processes")
+def test_sigterm_stops_verify_and_the_repro_it_runs(tmp_path):
+    """What the TUI's cancel key does: SIGTERM to `vlkb verify` takes its repro's process group down."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    before = _repro_pids()
+    proc = subprocess.Popen([sys.executable, "-m", "vlkb", "verify", "ddp-mark-variable-ready-twice", "--stream",
+                             "--device", "cpu", "--logs", str(tmp_path)], stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
+    for raw in proc.stderr:  # wait until the repro runs and talks
+        if raw.startswith(b"[before] "):
+            break
+    assert _repro_pids() - before, "the repro should be running now"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    proc.stderr.close()
+    for _ in range(50):
+        if not _repro_pids() - before:
+            break
+        __import__("time").sleep(0.1)
+    assert not _repro_pids() - before, "the repro and its workers must be gone"
+    assert os.path.exists(tmp_path / "ddp-mark-variable-ready-twice" / "before.log")

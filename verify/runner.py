@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,23 +70,42 @@ def resolve_device(device: str) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def run_once(repro: Repro, mode: str, device: str, timeout: float, outdir: Path) -> Run:
+def run_once(repro: Repro, mode: str, device: str, timeout: float, outdir: Path,
+             on_line: Callable[[str], None] | None = None) -> Run:
+    """Run one side of a repro; its output goes to `<outdir>/<mode>.log` and, line by line as it comes,
+    to `on_line`. On timeout, or when this process is asked to stop, the repro's whole process group
+    (it and every worker it spawned) is killed."""
     outdir.mkdir(parents=True, exist_ok=True)
     log = outdir / f"{mode}.log"
     env = {**os.environ, "DS_ACCELERATOR": "cpu" if device == "cpu" else os.environ.get("DS_ACCELERATOR", "cuda"),
            "PYTHONUNBUFFERED": "1", "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", f"vlkb.verify.repros.{repro.module}", "--mode", mode, "--device", device]
     t = time.perf_counter()
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                start_new_session=True)
-        try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)  # the repro and every worker it spawned
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=env, start_new_session=True)
+    expired = threading.Event()
+    timer = threading.Timer(timeout, lambda: (expired.set(), _kill_group(proc)))
+    timer.start()
+    try:
+        with open(log, "wb") as out:
+            for raw in proc.stdout:  # ends when the repro and its workers have all closed the pipe
+                out.write(raw)
+                if on_line is not None:
+                    on_line(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+        code = proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:  # stopped from outside (SIGTERM, Ctrl-C): take the repro down too
+            _kill_group(proc)
             proc.wait()
-            code = None
-    return Run(mode, code, round(time.perf_counter() - t, 2), log, _env(log))
+    return Run(mode, None if expired.is_set() else code, round(time.perf_counter() - t, 2), log, _env(log))
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _env(log: Path) -> dict:
@@ -94,13 +116,23 @@ def _env(log: Path) -> dict:
     return {}
 
 
-def verify(entry, engine, device: str, timeout: float, outdir: Path) -> Verdict:
+def verify(entry, engine, device: str, timeout: float, outdir: Path,
+           on_line: Callable[[str], None] | None = None) -> Verdict:
+    """Both sides of an entry's repro, each diagnosed. `on_line` receives their output live, each line
+    prefixed by its side (`[before] ...`), and a line when each side starts and ends."""
     repro = REPROS[entry.verify["repro"]]
     runs = []
     for mode in ("before", "after"):
-        run = run_once(repro, mode, device, timeout, outdir / entry.id)
+        tell = (lambda text, m=mode: on_line(f"[{m}] {text}")) if on_line else None
+        if on_line:
+            on_line(f"== {entry.id}: {mode} ({repro.before if mode == 'before' else repro.after}) on {device}")
+        run = run_once(repro, mode, device, timeout, outdir / entry.id, tell)
         d = engine.diagnose([str(run.log)])
         if d.named:  # "known", or "suspicious" for a silent entry's repro (it warns, no step fails)
             run.diagnosis, run.confidence = d.named.entry.family, d.named.confidence
+        if on_line:
+            ended = "timed out" if run.exit_code is None else f"exit {run.exit_code}"
+            named = f"vlkb names {run.diagnosis} ({run.confidence:.2f})" if run.diagnosis else "vlkb names no entry"
+            on_line(f"== {entry.id}: {mode} {ended} in {run.seconds:.1f} s; {named}")
         runs.append(run)
     return Verdict(entry.id, entry.family, repro, device, *runs)

@@ -14,6 +14,7 @@ import click
 from .clitools import CONTEXT, emit, fail, kb_option
 from .history_cli import history
 from .kb_cli import kb
+from .tui_cli import tui
 from .verify_cli import verify
 
 # --fail-on: which verdicts fail a CI step (exit 1)
@@ -111,6 +112,7 @@ def _remember(result, path):
 cli.add_command(kb)
 cli.add_command(history)
 cli.add_command(verify)
+cli.add_command(tui)
 
 
 def main() -> None:

@@ -42,9 +42,9 @@ def kb_list(family, framework, tag, extra_kb, fmt) -> None:
       vlkb kb list --tag vlm
       vlkb kb list --framework deepspeed --format json
     """
-    rows = [e for e in sorted(_entries(extra_kb), key=lambda e: e.id)
-            if (not family or e.family == family) and (not framework or framework in e.frameworks)
-            and (not tag or tag in e.tags)]
+    from vlkb.kb.docs import select
+
+    rows = select(_entries(extra_kb), family, framework, tag)
     if fmt == "json":
         emit(json.dumps([{"id": e.id, "family": e.family, "title": e.title, "frameworks": e.frameworks,
                           "tags": e.tags} for e in rows], indent=2))
@@ -78,20 +78,9 @@ def kb_show(entry_id, extra_kb, fmt) -> None:
                          "sources": e.sources, "verify": e.verify, "fixtures": [p.name for p in e.fixtures],
                          "path": str(e.path)}, indent=2))
         return
-    sections = [f"# {e.title}", f"id: {e.id}   family: {e.family}   frameworks: {', '.join(e.frameworks)}"
-                + ("   silent: the run fails no step; matched on a warning" if e.silent else ""),
-                "## Symptom", e.symptom, "## Root cause", e.root_cause, "## Fix", e.fix,
-                *(["## When the log shows",
-                   "\n".join(f"- {c.describe()}: {c.note} (weight {c.weight:g})" for c in e.conditions)]
-                  if e.conditions else []),
-                *(["## Harmless when the log shows", "\n".join(f"- {c.describe()}: {c.note}" for c in e.unless)]
-                  if e.unless else []),
-                *(["## Advice for a run",
-                   "\n".join(f"- if {' and '.join(c.describe() for c in a.when) or 'always'}: {a.text.strip()}"
-                             for a in e.advice)] if e.advice else []),
-                "## Sources", *(f"- {s['url']}  {s.get('title', '')}" for s in e.sources),
-                "## Fixtures", *(f"- {p.name}" for p in e.fixtures)]
-    emit("\n\n".join(sections))
+    from vlkb.kb.docs import entry_markdown
+
+    emit(entry_markdown(e))
 
 
 @kb.command("search", context_settings=CONTEXT)

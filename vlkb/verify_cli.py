@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 
 import click
@@ -21,9 +22,11 @@ INSTALL = "pip install 'vlkb[verify]'  (torch, transformers, deepspeed)"
               help="Seconds allowed for each run (before, after).")
 @click.option("--logs", type=click.Path(file_okay=False), default=None,
               help="Where the runs' logs go (default: $VLKB_HOME/verify).")
+@click.option("--stream", is_flag=True, help="Write the repros' output to stderr as it comes, each line "
+              "prefixed by its side ([before], [after]); the report stays on stdout.")
 @kb_option
 @format_option
-def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt) -> None:
+def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, stream) -> None:
     """Replay an entry's failure ("before"), then the same run with its fix ("after"); check that the
     failure reproduced, that vlkb diagnoses its own repro's log as that entry, and that the fix passes.
     Exit 0 only when every entry is both reproduced and fixed.
@@ -32,6 +35,7 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt) 
     Example:
       vlkb verify tensor-does-not-require-grad
       vlkb verify --all --device cpu --format json
+      vlkb verify ddp-mark-variable-ready-twice --stream
     """
     from pathlib import Path
 
@@ -62,17 +66,31 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt) 
     engine, dev = Engine.load(extra_kb), resolve_device(device)
     outdir = Path(logs) if logs else home() / "verify"
     verdicts = []
-    for e in chosen:
-        v = run_verify(e, engine, dev, timeout, outdir)
-        verdicts.append(v)
-        if fmt == "text":
-            emit(_line(v))
+    on_line = _to_stderr if stream else None
+    previous = signal.signal(signal.SIGTERM, _stop)  # a TUI cancelling us: unwind, so the repro is killed
+    try:
+        for e in chosen:
+            v = run_verify(e, engine, dev, timeout, outdir, on_line)
+            verdicts.append(v)
+            if fmt == "text":
+                emit(_line(v))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if fmt == "json":
         emit(json.dumps([_dict(v) for v in verdicts], indent=2))
     else:
         ok = sum(v.ok for v in verdicts)
         emit(f"{ok}/{len(verdicts)} reproduced and fixed on {dev}; logs in {outdir}")
     sys.exit(0 if all(v.ok for v in verdicts) else 1)
+
+
+def _stop(signum, frame) -> None:
+    sys.exit(128 + signum)
+
+
+def _to_stderr(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
 
 
 def _list(entries, fmt) -> None:

@@ -1,0 +1,87 @@
+"""What went wrong and what to change, for the diagnosis screen's first tab. Everything from the log
+goes in as `Text` (never markup); the KB's prose is the entry's own."""
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Static
+
+from vlkb.analyzer import Diagnosis
+from vlkb.analyzer.match import Scored
+from vlkb.analyzer.model import Incident
+
+HEADLINES = {
+    "known": ("KNOWN FAILURE", "bold red"),
+    "unknown": ("UNKNOWN FAILURE", "bold yellow"),
+    "suspicious": ("SUSPICIOUS RUN", "bold yellow"),
+    "clean": ("NO FAILURE FOUND", "bold green"),
+}
+
+
+def where(inc: Incident) -> str:
+    ranks = f", rank {','.join(inc.ranks[:8])}{'...' if len(inc.ranks) > 8 else ''}" if inc.ranks else ""
+    times = f", x{inc.count}" if inc.count > 1 else ""
+    return f"{inc.first.path}:{inc.first.lineno}{ranks}{times}"
+
+
+def verdict_line(d: Diagnosis) -> Text:
+    label, style = HEADLINES[d.verdict]
+    line = Text.assemble((f" {label} ", f"{style} reverse"), " ")
+    if d.named:
+        line.append_text(Text.assemble((d.named.entry.id, "bold"), f"  confidence {d.named.confidence:.2f}"))
+    elif d.verdict == "unknown":
+        line.append(f"no entry above the threshold {d.threshold:.2f}")
+    return line
+
+
+def _section(title: str, body: str) -> list:
+    return [Text(title, style="bold underline"), Text(body.strip()), Text()]
+
+
+def _match(s: Scored) -> list:
+    e = s.entry
+    signals = ", ".join(f"{g.name} {g.score:.2f}" for g in s.signals)
+    out = [Text.assemble(("Root cause: ", "bold"), (e.title, "bold green")),
+           Text(f"{e.id}  confidence {s.confidence:.2f}  signals: {signals}", style="dim"), Text()]
+    out += _section("Why", e.root_cause) + _section("Fix", e.fix)
+    if s.advice:
+        out += [Text("For this run", style="bold underline"), *(Text("- " + a.strip()) for a in s.advice), Text()]
+    return out
+
+
+def cause(d: Diagnosis, keys: dict[str, str]) -> Group:
+    """The verdict's story, top to bottom; `keys` names the bindings it points to."""
+    subject = d.subject
+    out: list = []
+    if subject is not None:
+        label = "Warning: " if d.verdict == "suspicious" else "Failure: "
+        out += [Text.assemble((label, "bold"), subject.summary), Text(f"  at {where(subject)}", style="dim"), Text()]
+    if d.named:
+        out += _match(d.named)
+        if d.named.entry.verify.get("repro"):
+            out.append(Text(f"Press {keys['verify']} to replay its repro with and without the fix.", style="italic"))
+    elif d.verdict == "unknown":
+        out += [Text("No KB entry explains this failure with enough confidence.", style="bold yellow"), Text()]
+        if d.matches:
+            out.append(Text("Nearest entries", style="bold underline"))
+            out += [Text(f"- {s.entry.id}  {s.confidence:.2f}  {s.entry.title}") for s in d.matches]
+            out.append(Text())
+        out += [Text("Root incident", style="bold underline"),
+                *(Text(f"{line.lineno:>6}  {line.text}", no_wrap=True, overflow="ellipsis")
+                  for line in subject.lines[:12]), Text(),
+                Text(f"Press {keys['new']} to scaffold a KB entry from it (vlkb kb new).", style="italic")]
+    else:
+        out.append(Text("No step failed and no warning points at a known silent failure.", style="green"))
+        for s in d.matches:
+            if s.explained:
+                out.append(Text(f"seen, harmless here: {s.entry.id} ({s.explained})", style="dim"))
+    for note in d.stats.notes:
+        out.append(Text(f"note: {note}", style="dim"))
+    return Group(*out)
+
+
+class CauseView(Static):
+    """The verdict, the root cause, the fix and the advice for this run."""
+
+    def show(self, d: Diagnosis, keys: dict[str, str]) -> None:
+        self.update(cause(d, keys))

@@ -1,0 +1,50 @@
+"""Every key binding of every screen, read from their BINDINGS so the help cannot go stale."""
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+def groups() -> list[tuple[str, list]]:
+    """(where, bindings) for the app and each screen and widget that has keys of its own."""
+    from .app import VlkbApp
+    from .diagnosis_screen import DiagnosisScreen
+    from .kb_screen import KBScreen
+    from .log_view import LogView
+    from .new_entry_screen import NewEntryScreen
+    from .verify_screen import VerifyScreen
+
+    return [("Everywhere", VlkbApp.BINDINGS), ("Diagnosis", DiagnosisScreen.BINDINGS),
+            ("Log pane", LogView.BINDINGS), ("KB browser", KBScreen.BINDINGS),
+            ("Verify", VerifyScreen.BINDINGS), ("New KB entry", NewEntryScreen.BINDINGS)]
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close help")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Static(self._table())
+
+    def _table(self) -> Table:
+        table = Table(title="vlkb tui: keys", expand=True, show_edge=False, box=None, padding=(0, 1))
+        table.add_column("key", style="bold", no_wrap=True)
+        table.add_column("does")
+        for where, bindings in groups():
+            table.add_row(Text(where, style="bold underline"), "")
+            seen = set()
+            for b in Binding.make_bindings(bindings):
+                if b.action in seen:  # "up,k": one row, every key
+                    continue
+                seen.add(b.action)
+                keys = " / ".join(self.app.get_key_display(k) for k in Binding.make_bindings(bindings)
+                                  if k.action == b.action)
+                table.add_row(Text(keys), Text(b.description))
+        table.add_row("", "")
+        table.add_row(Text("Tab", style="bold"), Text("move between the panes; Enter opens a row or a line"))
+        return table

@@ -1,0 +1,303 @@
+"""The log pane: the log itself, evidence lines marked in place, a cursor, rank filter and search.
+
+Only the rows on screen are read and rendered (Textual's line API over `LineIndex`), so a 1 GB log
+opens at once and scrolls like a small one; indexing, filtering and searching run in workers. Log
+text becomes `rich.text.Text`, never markup, with terminal control sequences stripped.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+from rich.segment import Segment
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from vlkb.analyzer.textnorm import strip_terminal, who
+
+from .lineindex import LineIndex
+
+
+class LogView(ScrollView, can_focus=True):
+    BINDINGS = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown,space", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First line", show=False),
+        Binding("end", "edge(1)", "Last line", show=False),
+        Binding("right_square_bracket", "evidence(1)", "Next evidence"),
+        Binding("left_square_bracket", "evidence(-1)", "Prev evidence"),
+        Binding("r", "next_rank", "Rank filter"),
+        Binding("f", "next_file", "Next file", show=False),
+        Binding("n", "search_again(False)", "Next match", show=False),
+        Binding("N", "search_again(True)", "Prev match", show=False),
+    ]
+    COMPONENT_CLASSES = {"log-view--cursor", "log-view--evidence", "log-view--gutter", "log-view--match"}
+    DEFAULT_CSS = """
+    LogView { border: round $primary-darken-2; }
+    LogView:focus { border: round $accent; }
+    LogView > .log-view--cursor { text-style: reverse; }
+    LogView > .log-view--evidence { text-style: bold; color: $warning; }
+    LogView > .log-view--gutter { color: $text-muted; }
+    LogView > .log-view--match { text-style: bold underline; }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True)  # a row of the view (a line, or a filtered line)
+
+    def __init__(self, sources: dict[str, str], evidence: list[tuple[str, int]] = (), ranks: list[str] = (), **kw):
+        """`sources`: each log's label (as the diagnosis names it) -> a plain file holding its text."""
+        super().__init__(**kw)
+        self.sources = dict(sources)
+        self.paths = list(sources)
+        self.ranks = list(ranks)  # the rank labels a filter can pick, besides "all"
+        self.rank: str | None = None
+        self.rows: np.ndarray | None = None  # line numbers shown when a rank filter is on
+        self.pattern: tuple[re.Pattern, re.Pattern] | None = None  # (bytes for the file, str for the row)
+        self.term = ""
+        self._pending: int | None = None  # a line to go to once the index reaches it
+        self.note = ""
+        self._evidence = {p: sorted({n - 1 for q, n in evidence if q == p}) for p in self.paths}
+        self._indexes: dict[str, LineIndex] = {}
+        self._width = 80
+        self.path = self.paths[0] if self.paths else ""
+
+    # ---- what is shown ------------------------------------------------------------------------
+    @property
+    def index(self) -> LineIndex:
+        if self.path not in self._indexes:
+            self._indexes[self.path] = LineIndex(self.sources[self.path])
+            self._build(self._indexes[self.path])
+        return self._indexes[self.path]
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows) if self.rows is not None else self.index.count
+
+    def line_of(self, row: int) -> int:
+        return int(self.rows[row]) if self.rows is not None else row
+
+    def row_of(self, line: int) -> int:
+        if self.rows is None:
+            return line
+        return min(int(np.searchsorted(self.rows, line)), max(0, len(self.rows) - 1))
+
+    @property
+    def line(self) -> int:
+        """The 1-based line under the cursor."""
+        return self.line_of(self.cursor) + 1 if self.row_count else 0
+
+    @property
+    def evidence(self) -> list[int]:
+        """The 1-based evidence lines of the file shown."""
+        return [n + 1 for n in self._evidence.get(self.path, [])]
+
+    def on_mount(self) -> None:
+        self._resize()
+
+    def _resize(self) -> None:
+        self.virtual_size = Size(self._width, self.row_count)
+        self._status()
+
+    def _status(self) -> None:
+        ix = self.index
+        where = f"{self.path}  line {self.line:,}/{ix.count:,}" + ("" if ix.done else f" (indexing {ix.progress:.0%})")
+        self.border_title = where
+        parts = [f"rank {self.rank}" if self.rank is not None else "", self.note,
+                 f"/{self.term}" if self.term else ""]
+        self.border_subtitle = "  ".join(p for p in parts if p)
+
+    # ---- rendering ----------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        row = self.scroll_offset.y + y
+        width = self.size.width
+        if row >= self.row_count:
+            return Strip.blank(width, self.rich_style)
+        n = self.line_of(row)
+        gutter = len(f"{self.index.count:,}") + 1
+        text = Text(strip_terminal(self.index.line(n)).expandtabs(8), no_wrap=True)
+        if self.pattern:
+            for m in self.pattern[1].finditer(text.plain):
+                text.stylize(self.get_component_rich_style("log-view--match"), m.start(), m.end())
+        evidence = n in self._evidence_set()
+        if evidence:
+            text.stylize(self.get_component_rich_style("log-view--evidence"))
+        line = Text.assemble((f"{n + 1:>{gutter}} ", self.get_component_rich_style("log-view--gutter")),
+                             ("▶ " if evidence else "  "), text, no_wrap=True)
+        if row == self.cursor:
+            line.stylize(self.get_component_rich_style("log-view--cursor"))
+        segments = [Segment(s.text, s.style) for s in line.render(self.app.console)]
+        strip = Strip(segments).apply_style(self.rich_style)
+        self._width = max(self._width, min(strip.cell_length, 4000))
+        return strip.crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, self.rich_style)
+
+    def _evidence_set(self) -> set[int]:
+        return set(self._evidence.get(self.path, []))
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, self.row_count - 1)) if self.row_count else 0
+
+    def watch_cursor(self) -> None:
+        self._reveal()
+        self._status()
+        self.refresh()
+
+    def _reveal(self) -> None:
+        """Scroll so the cursor is on screen, a third of the way down when it has to move."""
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        if height and not top <= self.cursor < top + height:
+            self.scroll_to(y=max(0, self.cursor - height // 3), animate=False, immediate=True)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._reveal)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def on_click(self, event) -> None:
+        self.cursor = self.scroll_offset.y + event.y - 1  # the border's top row
+
+    # ---- moving -------------------------------------------------------------------------------
+    def action_move(self, delta: int) -> None:
+        self.cursor += delta
+
+    def action_page(self, direction: int) -> None:
+        self.cursor += direction * max(1, self.scrollable_content_region.height - 1)
+
+    def action_edge(self, end: int) -> None:
+        self.cursor = self.row_count - 1 if end else 0
+
+    def goto(self, path: str, lineno: int) -> None:
+        """Put the cursor on line `lineno` (1-based) of `path`; a rank filter hiding it is turned off."""
+        if path in self.paths and path != self.path:
+            self._show(path)
+        if self.rows is not None and lineno - 1 not in set(self.rows.tolist()):
+            self._filter(None)
+            self.note = "rank filter off to show that line"
+        if lineno > self.index.count and not self.index.done:
+            self._pending = lineno  # not indexed yet: go there when it is
+            return
+        self._pending = None
+        self.cursor = self.row_of(max(0, lineno - 1))
+
+    def action_evidence(self, direction: int) -> None:
+        lines = self.evidence
+        if not lines:
+            self.app.bell()
+            return
+        here = self.line
+        later = [n for n in lines if (n > here if direction > 0 else n < here)]
+        target = (later[0] if direction > 0 else later[-1]) if later else (lines[0] if direction > 0 else lines[-1])
+        self.goto(self.path, target)
+
+    def action_next_file(self) -> None:
+        if len(self.paths) > 1:
+            self._show(self.paths[(self.paths.index(self.path) + 1) % len(self.paths)])
+
+    def _show(self, path: str) -> None:
+        self.path, self.rows, self.rank = path, None, None
+        self.cursor = 0
+        self._resize()
+        self.refresh()
+
+    # ---- rank filter --------------------------------------------------------------------------
+    def action_next_rank(self) -> None:
+        choices = [None, *self.ranks]
+        if len(choices) == 1:
+            self.note = "no rank prefixes in this log"
+            self._status()
+            return
+        self._filter(choices[(choices.index(self.rank) + 1) % len(choices)] if self.rank in choices else None)
+
+    def _filter(self, rank: str | None) -> None:
+        here = self.line_of(self.cursor) if self.row_count else 0
+        self.rank, self.note = rank, ""
+        self.rows = None if rank is None else np.zeros(0, dtype=np.int64)
+        self._resize()
+        if rank is None:
+            self.workers.cancel_group(self, "filter")
+            self.cursor = here
+        else:
+            self._select(self.index, rank, here)
+
+    @work(thread=True, exclusive=True, group="filter")
+    def _select(self, index: LineIndex, rank: str, here: int) -> None:
+        worker = get_current_worker()
+        while not index.done and not worker.is_cancelled:  # the filter reads every line: wait for them
+            time.sleep(0.05)
+        found: list[np.ndarray] = []
+        for part in index.select(lambda text: who(text) == rank):
+            if worker.is_cancelled:
+                return
+            found.append(part)
+            rows = np.concatenate(found)
+            self.app.call_from_thread(self._filtered, rank, rows, here, False)
+        self.app.call_from_thread(self._filtered, rank, np.concatenate(found) if found else
+                                  np.zeros(0, dtype=np.int64), here, True)
+
+    def _filtered(self, rank: str, rows: np.ndarray, here: int, done: bool) -> None:
+        if self.rank != rank:
+            return
+        self.rows = rows
+        self.note = "" if done else "filtering..."
+        self._resize()
+        self.cursor = self.row_of(here)
+
+    # ---- search -------------------------------------------------------------------------------
+    def search(self, term: str, backwards: bool = False) -> None:
+        """Smart case: a term in lower case matches any case."""
+        flags = re.I if term == term.lower() else 0
+        self.term = term
+        self.pattern = (re.compile(re.escape(term.encode()), flags), re.compile(re.escape(term), flags))
+        self.action_search_again(backwards)
+
+    def action_search_again(self, backwards: bool) -> None:
+        if self.pattern is None:
+            return
+        self.note = "searching..."
+        self._status()
+        self._find(self.index, self.pattern[0], self.line_of(self.cursor), backwards, self.rows)
+
+    @work(thread=True, exclusive=True, group="search")
+    def _find(self, index: LineIndex, pattern: re.Pattern, here: int, backwards: bool, rows) -> None:
+        allowed = None if rows is None else set(rows.tolist())
+        at = here
+        for _ in range(10_000):
+            at = index.find(pattern, at, backwards)
+            if at is None or allowed is None or at in allowed or at == here:
+                break
+        self.app.call_from_thread(self._found, at)
+
+    def _found(self, at: int | None) -> None:
+        self.note = "" if at is not None else "no match"
+        if at is not None:
+            self.cursor = self.row_of(at)
+        self._status()
+        self.refresh()
+
+    # ---- indexing -----------------------------------------------------------------------------
+    @work(thread=True, group="index")
+    def _build(self, index: LineIndex) -> None:
+        worker = get_current_worker()
+        for _ in index.build():
+            if worker.is_cancelled:
+                return
+            self.app.call_from_thread(self._indexed, index)
+        self.app.call_from_thread(self._indexed, index)
+
+    def _indexed(self, index: LineIndex) -> None:
+        if index is self._indexes.get(self.path) and self.rows is None:
+            self._resize()
+            self.refresh()
+            if self._pending is not None and (self._pending <= index.count or index.done):
+                self.goto(self.path, self._pending)
