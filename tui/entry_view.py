@@ -43,5 +43,6 @@ class EntryView(VerticalScroll):
         self.entry = entry
         self.query_one(Markdown).update(entry_markdown(entry, fixtures=False))
         window = fixture_window(entry)
+        self.fixture_lines: list[Text] = list(window.renderables) if window is not None else []
         self.query_one("#entry-fixture", Static).update(window if window is not None else Text(""))
         self.scroll_home(animate=False)

@@ -82,7 +82,10 @@ class LogView(ScrollView, can_focus=True):
         return len(self.rows) if self.rows is not None else self.index.count
 
     def line_of(self, row: int) -> int:
-        return int(self.rows[row]) if self.rows is not None else row
+        """The 0-based line shown in `row` (the last row's, past the end)."""
+        if self.rows is None:
+            return row
+        return int(self.rows[min(row, len(self.rows) - 1)]) if len(self.rows) else 0
 
     def row_of(self, line: int) -> int:
         if self.rows is None:

@@ -1,0 +1,212 @@
+"""The diagnosis screen, driven headless on real logs: it lands on the root line, walks the evidence,
+filters by rank, searches, jumps from incidents and facts, and shows log text literally."""
+import asyncio
+import gzip
+from pathlib import Path
+
+from conftest import settle
+from screen_text import screen_text
+from textual.widgets import DataTable
+
+from vlkb.analyzer.textnorm import who
+from vlkb.tui.app import VlkbApp
+from vlkb.tui.diagnosis_screen import DiagnosisScreen
+from vlkb.tui.incidents_tree import IncidentsTree
+from vlkb.tui.inputs import prepare
+from vlkb.tui.new_entry_screen import NewEntryScreen, suggest_id
+
+
+def run(inputs, test, size=(100, 30), sources=None, **kw):
+    async def main():
+        app = VlkbApp(inputs, sources, **kw)
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            assert isinstance(app.screen, DiagnosisScreen) and app.screen.diagnosis is not None
+            await test(app, app.screen, app.screen.log_view, pilot)
+    asyncio.run(main())
+
+
+def _landing(d):
+    head = d.subject.headline.line if d.subject.headline and d.subject.headline.line else d.subject.first
+    return head.path, head.lineno
+
+
+def test_lands_on_the_root_line_with_the_verdict(logs):
+    async def test(app, screen, log, pilot):
+        d = screen.diagnosis
+        assert d.verdict == "known" and d.named.entry.id == "zero-grad-reduced-twice"
+        assert (log.path, log.line) == _landing(d)
+        assert log.has_focus
+        text = screen_text(app)
+        assert "KNOWN FAILURE" in text and "zero-grad-reduced-twice" in text
+        assert f"line {log.line}/" in text  # the pane's title says where the cursor is
+        assert "▶" in text  # the root line is on screen, marked as evidence
+    run([logs["known-ranks"]], test, size=(80, 24))
+
+
+def test_next_and_previous_evidence(logs):
+    async def test(app, screen, log, pilot):
+        marks = log.evidence
+        assert len(marks) >= 2 and marks == sorted(marks)
+        await pilot.press("home")
+        assert log.line == 1
+        seen = []
+        for _ in marks:
+            await pilot.press("right_square_bracket")
+            seen.append(log.line)
+        assert seen == marks
+        await pilot.press("right_square_bracket")  # wraps to the first
+        assert log.line == marks[0]
+        await pilot.press("left_square_bracket")  # and back to the last
+        assert log.line == marks[-1]
+    run([logs["known"]], test)
+
+
+def test_rank_filter_hides_other_ranks(logs):
+    async def test(app, screen, log, pilot):
+        assert len(log.ranks) >= 2
+        await pilot.press("r")
+        await settle(app, pilot)
+        rank = log.ranks[0]
+        assert log.rank == rank and log.rows is not None and 0 < log.row_count < log.index.count
+        assert all(who(log.index.line(log.line_of(row))) == rank for row in range(log.row_count))
+        text = screen_text(app)
+        assert f"rank {rank}" in text
+        others = [r for r in log.ranks if r != rank]
+        pane = text[text.index("╭─ known-ranks.log"):]
+        assert not any(f"[rank{r}]" in pane for r in others) and f"[rank{rank}]" in pane
+        for _ in log.ranks:  # every rank in turn, then all lines again
+            await pilot.press("r")
+            await settle(app, pilot)
+        assert log.rank is None and log.rows is None and log.row_count == log.index.count
+    run([logs["known-ranks"]], test)
+
+
+def test_search_and_go_to_line(logs):
+    async def test(app, screen, log, pilot):
+        await pilot.press("g", *"5", "enter")
+        assert log.line == 5 and log.has_focus
+        await pilot.press("slash", *"deepspeed", "enter")  # lower case: any case
+        await settle(app, pilot)
+        first = log.line
+        assert first > 5 and "deepspeed" in log.index.line(first - 1).lower()
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert log.line != first and "deepspeed" in log.index.line(log.line - 1).lower()
+        await pilot.press("N")
+        await settle(app, pilot)
+        assert log.line == first
+        await pilot.press("slash", *"NoSuchTextAnywhere", "enter")
+        await settle(app, pilot)
+        assert log.line == first and "no match" in screen_text(app)
+    run([logs["known"]], test)
+
+
+def test_incidents_tree_and_facts_jump_to_their_lines(logs):
+    async def test(app, screen, log, pilot):
+        d = screen.diagnosis
+        tree = screen.query_one(IncidentsTree)
+        nodes = tree.root.children
+        assert len(nodes) == len(d.incidents)
+        assert nodes[0].is_expanded and not any(n.is_expanded for n in nodes[1:])
+        assert any("[cascade]" in str(n.label) for n in nodes) or any(i.ranks for i in d.incidents)
+        leaf = nodes[0].children[2]
+        tree.select_node(leaf)
+        await settle(app, pilot)
+        assert (log.path, log.line) == leaf.data
+        facts = screen.query_one("#run", DataTable)
+        assert facts.row_count >= 1
+        screen.query_one("#tabs").active = "run-tab"
+        facts.focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert log.line == screen._facts[0].line.lineno
+    run([logs["known-ranks"]], test)
+
+
+def test_one_file_per_rank(logs, tmp_path):
+    lines = Path(logs["known-ranks"]).read_text(encoding="utf-8").splitlines()
+    (tmp_path / "head.log").write_text("\n".join(lines[:10]) + "\n", encoding="utf-8")
+
+    async def test(app, screen, log, pilot):
+        assert log.paths == ["head.log", logs["known-ranks"]]
+        assert log.path == logs["known-ranks"]  # the root is in the second file
+        await pilot.press("f")
+        assert log.path == "head.log" and log.line == 1
+        await pilot.press("right_square_bracket")  # no evidence in this file: a bell, no move
+        assert log.line == 1
+        await pilot.press("f")
+        assert log.path == logs["known-ranks"]
+    run(["head.log", logs["known-ranks"]], test)
+
+
+def test_unknown_shows_the_root_and_scaffolds_an_entry(logs, tmp_path):
+    async def test(app, screen, log, pilot):
+        d = screen.diagnosis
+        assert d.verdict == "unknown"
+        text = screen_text(app)
+        assert "UNKNOWN FAILURE" in text and "No KB entry explains" in text
+        assert (log.path, log.line) == _landing(d)
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert isinstance(app.screen, NewEntryScreen)
+        assert app.screen.query_one("#new-id").value == suggest_id(d.root.exception)
+        app.screen.query_one("#new-id").value = "qwen2vl-needs-newer-transformers"
+        app.screen.query_one("#new-dir").value = str(tmp_path / "kb-local")
+        app.screen.query_one("#new-source").focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        written = app.screen.written
+        assert [p.name for p in written][0] == "qwen2vl-needs-newer-transformers.yaml"
+        assert all(p.exists() for p in written) and "wrote" in screen_text(app)
+        await pilot.press("escape")
+        assert app.screen is screen
+    run([logs["unknown"]], test, size=(120, 40))
+
+
+def test_suggested_ids_are_valid():
+    assert suggest_id("RuntimeError") == "runtime-error-todo"
+    assert suggest_id("torch.OutOfMemoryError".rsplit(".")[-1]) == "out-of-memory-error-todo"
+    assert suggest_id(None) == "failure-todo"
+
+
+def test_log_text_is_never_markup(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    hostile = ("[rank0]: Traceback (most recent call last):\n"
+               '[rank0]:   File "train.py", line 3, in <module>\n'
+               "[rank0]: ValueError: [bold]loss[/] is [red]nan[/red] at [/] step [link=http://x]7[/link]\n")
+    Path("hostile.log").write_text("step 1 [b]ok[/b] \x1b[31mred\x1b[0m [/]\n" + hostile, encoding="utf-8")
+
+    async def test(app, screen, log, pilot):
+        text = screen_text(app)
+        assert "[bold]loss[/] is [red]nan[/red] at [/] step [link=http://x]7[/link]" in text
+        assert "step 1 [b]ok[/b] red [/]" in text and "\x1b" not in text
+        await pilot.press("g", *"1", "enter")
+        assert log.line == 1
+    run(["hostile.log"], test, size=(120, 30))
+
+
+def test_gzip_logs_are_shown_unpacked(logs, tmp_path):
+    with gzip.open(tmp_path / "known.log.gz", "wb") as f:
+        f.write(Path(logs["known"]).read_bytes())
+    inputs, sources = prepare(["known.log.gz"], tmp_path)
+    assert inputs == ["known.log.gz"] and Path(sources["known.log.gz"]).read_bytes() == Path(logs["known"]).read_bytes()
+
+    async def test(app, screen, log, pilot):
+        assert screen.diagnosis.verdict == "known" and log.path == "known.log.gz"
+        assert "Traceback" in log.index.line(log.line - 1) or log.line in log.evidence
+    run(inputs, test, sources=sources)
+
+
+def test_no_color_is_respected(logs, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def test(app, screen, log, pilot):
+        import re
+
+        assert app.no_color
+        svg = app.export_screenshot()
+        chrome = {"ff5f57", "febc2e", "28c840", "c5c8c6"}  # the SVG frame: its buttons, its title
+        colours = set(re.findall(r"fill=\"#([0-9a-f]{6})\"", svg)) - chrome
+        assert colours and all(c[0:2] == c[2:4] == c[4:6] for c in colours), colours  # greys only
+    run([logs["known"]], test)
