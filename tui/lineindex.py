@@ -9,7 +9,7 @@ from __future__ import annotations
 import mmap
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -135,16 +135,6 @@ class LineIndex:
     def _line_end(self, n: int) -> int:
         end = self._mm.find(b"\n", self._line_start(n)) if self.size else -1
         return self.size if end < 0 else end + 1
-
-    def select(self, keep: Callable[[str], bool]) -> Iterator[np.ndarray]:
-        """The 0-based numbers of the lines `keep` accepts, an array per chunk of lines (for a filter
-        built in a worker while the pane shows what has been found so far)."""
-        n = 0
-        while n < self.count:
-            hi = min(self.count, n + 16 * STEP)
-            found = [i for i in range(n, hi) if keep(self.line(i))]
-            yield np.asarray(found, dtype=np.int64)
-            n = hi
 
     def close(self) -> None:
         if isinstance(self._mm, mmap.mmap):

@@ -7,6 +7,8 @@ text becomes `rich.text.Text`, never markup, with terminal control sequences str
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -20,9 +22,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from vlkb.analyzer.textnorm import strip_terminal, who
+from vlkb.analyzer.textnorm import strip_terminal
 
 from .lineindex import LineIndex
+
+
+REFRESH = 0.25  # seconds between two updates of a filter that is still running
+WIDTH = 4096  # columns the pane scrolls across (left/right); lines are cut at MAX_LINE bytes anyway
 
 
 class LogView(ScrollView, can_focus=True):
@@ -33,6 +39,8 @@ class LogView(ScrollView, can_focus=True):
         Binding("pagedown,space", "page(1)", "Page down", show=False),
         Binding("home", "edge(0)", "First line", show=False),
         Binding("end", "edge(1)", "Last line", show=False),
+        Binding("left", "pan(-8)", "Scroll left", show=False),
+        Binding("right", "pan(8)", "Scroll right", show=False),
         Binding("right_square_bracket", "evidence(1)", "Next evidence"),
         Binding("left_square_bracket", "evidence(-1)", "Prev evidence"),
         Binding("r", "next_rank", "Rank filter"),
@@ -42,7 +50,7 @@ class LogView(ScrollView, can_focus=True):
     ]
     COMPONENT_CLASSES = {"log-view--cursor", "log-view--evidence", "log-view--gutter", "log-view--match"}
     DEFAULT_CSS = """
-    LogView { border: round $primary-darken-2; }
+    LogView { border: round $primary-darken-2; scrollbar-size-horizontal: 0; }
     LogView:focus { border: round $accent; }
     LogView > .log-view--cursor { text-style: reverse; }
     LogView > .log-view--evidence { text-style: bold; color: $warning; }
@@ -66,7 +74,6 @@ class LogView(ScrollView, can_focus=True):
         self.note = ""
         self._evidence = {p: sorted({n - 1 for q, n in evidence if q == p}) for p in self.paths}
         self._indexes: dict[str, LineIndex] = {}
-        self._width = 80
         self.path = self.paths[0] if self.paths else ""
 
     # ---- what is shown ------------------------------------------------------------------------
@@ -106,12 +113,13 @@ class LogView(ScrollView, can_focus=True):
         self._resize()
 
     def _resize(self) -> None:
-        self.virtual_size = Size(self._width, self.row_count)
+        self.virtual_size = Size(WIDTH, self.row_count)
         self._status()
 
     def _status(self) -> None:
         ix = self.index
-        where = f"{self.path}  line {self.line:,}/{ix.count:,}" + ("" if ix.done else f" (indexing {ix.progress:.0%})")
+        col = f", col {self.scroll_offset.x + 1}" if self.scroll_offset.x else ""
+        where = f"{self.path}  line {self.line:,}/{ix.count:,}{col}" + ("" if ix.done else f" (indexing {ix.progress:.0%})")
         self.border_title = where
         parts = [f"rank {self.rank}" if self.rank is not None else "", self.note,
                  f"/{self.term}" if self.term else ""]
@@ -138,7 +146,6 @@ class LogView(ScrollView, can_focus=True):
             line.stylize(self.get_component_rich_style("log-view--cursor"))
         segments = [Segment(s.text, s.style) for s in line.render(self.app.console)]
         strip = Strip(segments).apply_style(self.rich_style)
-        self._width = max(self._width, min(strip.cell_length, 4000))
         return strip.crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, self.rich_style)
 
     def _evidence_set(self) -> set[int]:
@@ -173,6 +180,10 @@ class LogView(ScrollView, can_focus=True):
     # ---- moving -------------------------------------------------------------------------------
     def action_move(self, delta: int) -> None:
         self.cursor += delta
+
+    def action_pan(self, columns: int) -> None:
+        self.scroll_to(x=max(0, self.scroll_offset.x + columns), animate=False, immediate=True)
+        self._status()
 
     def action_page(self, direction: int) -> None:
         self.cursor += direction * max(1, self.scrollable_content_region.height - 1)
@@ -235,18 +246,31 @@ class LogView(ScrollView, can_focus=True):
 
     @work(thread=True, exclusive=True, group="filter")
     def _select(self, index: LineIndex, rank: str, here: int) -> None:
+        """Run the filter in its own process (tui/rank_filter.py) and show what it finds as it comes."""
         worker = get_current_worker()
-        while not index.done and not worker.is_cancelled:  # the filter reads every line: wait for them
-            time.sleep(0.05)
-        found: list[np.ndarray] = []
-        for part in index.select(lambda text: who(text) == rank):
-            if worker.is_cancelled:
-                return
-            found.append(part)
-            rows = np.concatenate(found)
-            self.app.call_from_thread(self._filtered, rank, rows, here, False)
-        self.app.call_from_thread(self._filtered, rank, np.concatenate(found) if found else
-                                  np.zeros(0, dtype=np.int64), here, True)
+        proc = subprocess.Popen([sys.executable, "-m", "vlkb.tui.rank_filter", index.path, rank],
+                                stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        found, pending, shown = [], b"", time.monotonic()
+        try:
+            while not worker.is_cancelled:
+                data = proc.stdout.read1(1 << 16)
+                if not data:
+                    break
+                pending += data
+                whole = len(pending) - len(pending) % 8
+                found.append(np.frombuffer(pending[:whole], dtype=np.int64))
+                pending = pending[whole:]
+                if time.monotonic() - shown > REFRESH:  # show what is found so far, a few times a second
+                    found = [np.concatenate(found)]
+                    self.app.call_from_thread(self._filtered, rank, found[0], here, False)
+                    shown = time.monotonic()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        if not worker.is_cancelled:
+            rows = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+            self.app.call_from_thread(self._filtered, rank, rows, here, True)
 
     def _filtered(self, rank: str, rows: np.ndarray, here: int, done: bool) -> None:
         if self.rank != rank:

@@ -1,0 +1,76 @@
+"""SVG snapshots of every screen at 80x24 and 120x40 (pytest-textual-snapshot), on real logs, with the
+input cursor's blink frozen. After an intended change to a screen or to the KB:
+    python -m pytest tests/tui/test_tui_snapshots.py --snapshot-update   # then review the SVGs
+"""
+import pytest
+from conftest import settle
+from textual.widgets import Input
+
+from vlkb.tui.app import VlkbApp
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+def before(*keys, tab=None, wait=None):
+    async def run_before(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        if tab:
+            app.screen.query_one("#tabs").active = tab
+        if keys:
+            await pilot.press(*keys)
+            await settle(app, pilot)
+        if wait:
+            for _ in range(400):
+                if wait(app):
+                    break
+                await pilot.pause(0.05)
+        for widget in app.screen.query(Input):
+            widget.cursor_blink = False
+        await settle(app, pilot)
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_kb_browser(snap_compare, size):
+    assert snap_compare(VlkbApp(), terminal_size=size, run_before=before())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_kb_search(snap_compare, size):
+    assert snap_compare(VlkbApp(), terminal_size=size, run_before=before("slash", *"nan bf16"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_diagnosis_known(snap_compare, logs, size):
+    assert snap_compare(VlkbApp([logs["known-ranks"]]), terminal_size=size, run_before=before())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_diagnosis_incidents_and_rank_filter(snap_compare, logs, size):
+    assert snap_compare(VlkbApp([logs["known-ranks"]]), terminal_size=size,
+                        run_before=before("r", tab="incidents-tab"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_diagnosis_unknown(snap_compare, logs, size):
+    assert snap_compare(VlkbApp([logs["unknown"]]), terminal_size=size, run_before=before())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_new_entry(snap_compare, logs, size):
+    assert snap_compare(VlkbApp([logs["unknown"]]), terminal_size=size, run_before=before("a"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help(snap_compare, logs, size):
+    assert snap_compare(VlkbApp([logs["known"]]), terminal_size=size, run_before=before("question_mark"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_verify(snap_compare, logs, fake_verify, size):
+    command, gate = fake_verify
+    gate.touch()
+    app = VlkbApp([logs["known"]], verify_command=command)
+    done = lambda app: getattr(app.screen, "result", None) is not None  # noqa: E731
+    assert snap_compare(app, terminal_size=size, run_before=before("v", wait=done))
