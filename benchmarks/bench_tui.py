@@ -24,14 +24,42 @@ from bench_diagnose import generate  # noqa: E402
 from vlkb.tui.app import VlkbApp  # noqa: E402
 from vlkb.tui.lineindex import LineIndex  # noqa: E402
 
+SAMPLE = Path(__file__).resolve().parent.parent / "data/samples/llamafactory-minicpmv-zero2-ranks.log"
+
 
 async def until(pilot, check, step: float = 0.01) -> None:
     while not check():
         await pilot.pause(step)
 
 
+def memory() -> dict:
+    """Resident memory now: anonymous (the process's own) and file-backed (the mapped log's pages,
+    page cache the kernel can drop), from /proc/self/status."""
+    fields = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("RssAnon", "RssFile"):
+                fields[key] = int(value.split()[0]) / 1024
+    return fields
+
+
+async def keys_on(path: Path, runs: int) -> float:
+    """Median time to answer a page-down on `path` (the baseline: the pilot's own cost per key)."""
+    app = VlkbApp([str(path)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.screen.log_view is not None)
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            await pilot.press("pagedown")
+            await pilot.pause()
+            times.append(time.perf_counter() - t)
+        return statistics.median(times)
+
+
 async def session(path: Path, runs: int) -> dict:
-    out: dict = {}
+    out: dict = {"key: page down, 37-line sample log": await keys_on(SAMPLE, runs)}
     t = time.perf_counter()
     app = VlkbApp([str(path)])
     async with app.run_test(size=(120, 40)) as pilot:
@@ -82,7 +110,10 @@ async def session(path: Path, runs: int) -> dict:
             await pilot.pause(0.2)
         out["rank filter: done"] = time.perf_counter() - t
         out["key during the filter"] = statistics.median(latency) if latency else float("nan")
+        mem = memory()
     out["peak RSS MiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["RSS at the end, anonymous MiB"] = mem.get("RssAnon", float("nan"))
+    out["RSS at the end, file-backed MiB"] = mem.get("RssFile", float("nan"))
     return out
 
 

@@ -27,7 +27,7 @@ from vlkb.analyzer.textnorm import strip_terminal
 from .lineindex import LineIndex
 
 
-REFRESH = 0.25  # seconds between two updates of a filter that is still running
+REFRESH = 0.25  # seconds between two updates of the pane while the index or a filter is being built
 WIDTH = 4096  # columns the pane scrolls across (left/right); lines are cut at MAX_LINE bytes anyway
 
 
@@ -316,10 +316,13 @@ class LogView(ScrollView, can_focus=True):
     @work(thread=True, group="index")
     def _build(self, index: LineIndex) -> None:
         worker = get_current_worker()
+        shown = time.monotonic()
         for _ in index.build():
             if worker.is_cancelled:
                 return
-            self.app.call_from_thread(self._indexed, index)
+            if time.monotonic() - shown > REFRESH:
+                self.app.call_from_thread(self._indexed, index)
+                shown = time.monotonic()
         self.app.call_from_thread(self._indexed, index)
 
     def _indexed(self, index: LineIndex) -> None:

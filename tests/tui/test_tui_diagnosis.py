@@ -4,8 +4,7 @@ import asyncio
 import gzip
 from pathlib import Path
 
-from conftest import settle
-from screen_text import screen_text
+from .helpers import screen_text, settle
 from textual.widgets import DataTable
 
 from vlkb.analyzer.textnorm import who

@@ -2,8 +2,7 @@
 shows its fixed sections and its example fixture with the matched line highlighted."""
 import asyncio
 
-from conftest import settle
-from screen_text import screen_text
+from .helpers import screen_text, settle
 from textual.widgets import Markdown, Select
 
 from vlkb.kb import fixtures as fx

@@ -3,7 +3,7 @@ input cursor's blink frozen. After an intended change to a screen or to the KB:
     python -m pytest tests/tui/test_tui_snapshots.py --snapshot-update   # then review the SVGs
 """
 import pytest
-from conftest import settle
+from .helpers import settle
 from textual.widgets import Input
 
 from vlkb.tui.app import VlkbApp

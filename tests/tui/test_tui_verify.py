@@ -4,8 +4,7 @@ it ends with the verdict table, and the cancel key stops it."""
 import asyncio
 import sys
 
-from conftest import FAKE_VERIFY, settle
-from screen_text import screen_text
+from .helpers import FAKE_VERIFY, screen_text, settle
 from textual.binding import Binding
 from textual.widgets import DataTable, Log
 

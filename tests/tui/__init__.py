@@ -1,0 +1,1 @@
+"""The TUI tests: a package, so its conftest never shadows tests/conftest.py on sys.path."""
