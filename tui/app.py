@@ -28,7 +28,7 @@ class VlkbApp(App):
     TITLE = "vlkb"
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
-        Binding("b", "browse", "KB browser"),
+        Binding("b", "browse", "KB browser", show=False),
         Binding("q", "quit", "Quit"),
     ]
 

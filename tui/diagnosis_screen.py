@@ -22,11 +22,11 @@ from .messages import JumpTo, OpenEntry
 class DiagnosisScreen(Screen):
     BINDINGS = [
         Binding("right_square_bracket", "log('evidence', 1)", "Next evidence"),
-        Binding("left_square_bracket", "log('evidence', -1)", "Prev evidence"),
+        Binding("left_square_bracket", "log('evidence', -1)", "Prev evidence", show=False),
         Binding("slash", "prompt('search')", "Search"),
         Binding("n", "log('search_again', False)", "Next match", show=False),
         Binding("N", "log('search_again', True)", "Prev match", show=False),
-        Binding("g", "prompt('goto')", "Go to line"),
+        Binding("g", "prompt('goto')", "Go to line", show=False),
         Binding("r", "log('next_rank')", "Rank filter"),
         Binding("f", "log('next_file')", "Next file", show=False),
         Binding("l", "focus_log", "Log pane", show=False),

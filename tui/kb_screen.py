@@ -69,8 +69,6 @@ class KBScreen(Screen):
         ids = [e.id for e in kept]
         if ids:
             options.highlighted = ids.index(self.selected) if self.selected in ids else 0
-        else:
-            self.query_one(EntryView).remove_class("-shown")
 
     @on(Input.Changed, "#q")
     def _typed(self, event: Input.Changed) -> None:
@@ -92,9 +90,7 @@ class KBScreen(Screen):
     @on(OptionList.OptionHighlighted, "#entries")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self.selected = event.option.id
-        view = self.query_one(EntryView)
-        view.show(self.entries[event.option.id])
-        view.add_class("-shown")
+        self.query_one(EntryView).show(self.entries[event.option.id])
 
     def action_focus_search(self) -> None:
         self.query_one("#q").focus()

@@ -33,21 +33,15 @@ WIDTH = 4096  # columns the pane scrolls across (left/right); lines are cut at M
 
 class LogView(ScrollView, can_focus=True):
     BINDINGS = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("up,k", "move(-1)", "Line up", show=False),
+        Binding("down,j", "move(1)", "Line down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown,space", "page(1)", "Page down", show=False),
         Binding("home", "edge(0)", "First line", show=False),
         Binding("end", "edge(1)", "Last line", show=False),
         Binding("left", "pan(-8)", "Scroll left", show=False),
         Binding("right", "pan(8)", "Scroll right", show=False),
-        Binding("right_square_bracket", "evidence(1)", "Next evidence"),
-        Binding("left_square_bracket", "evidence(-1)", "Prev evidence"),
-        Binding("r", "next_rank", "Rank filter"),
-        Binding("f", "next_file", "Next file", show=False),
-        Binding("n", "search_again(False)", "Next match", show=False),
-        Binding("N", "search_again(True)", "Prev match", show=False),
-    ]
+    ]  # evidence, rank, file and search keys are the diagnosis screen's: they work from any pane
     COMPONENT_CLASSES = {"log-view--cursor", "log-view--evidence", "log-view--gutter", "log-view--match"}
     DEFAULT_CSS = """
     LogView { border: round $primary-darken-2; scrollbar-size-horizontal: 0; }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import tempfile
 
@@ -54,7 +55,8 @@ class VerifyScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#verify-table").display = False
-        self.query_one("#verify-log", Log).write_line("$ " + " ".join(self.argv))
+        shown = [os.path.basename(self.argv[0]), *self.argv[1:]]  # python3.11 -m vlkb verify ID ...
+        self.query_one("#verify-log", Log).write_line("$ " + shlex.join(shown))
         self._verify()
 
     @work(thread=True, exclusive=True, group="verify")

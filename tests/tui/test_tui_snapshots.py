@@ -2,11 +2,16 @@
 input cursor's blink frozen. After an intended change to a screen or to the KB:
     python -m pytest tests/tui/test_tui_snapshots.py --snapshot-update   # then review the SVGs
 """
+import shutil
+import sys
+from pathlib import Path
+
 import pytest
-from .helpers import settle
 from textual.widgets import Input
 
 from vlkb.tui.app import VlkbApp
+
+from .helpers import FAKE_VERIFY, settle
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
@@ -38,7 +43,11 @@ def test_kb_browser(snap_compare, size):
 
 @pytest.mark.parametrize("size", SIZES)
 def test_kb_search(snap_compare, size):
-    assert snap_compare(VlkbApp(), terminal_size=size, run_before=before("slash", *"nan bf16"))
+    async def run_before(pilot):
+        await before()(pilot)
+        pilot.app.screen.query_one("#q").value = "nan bf16"  # typing is the pilot tests' job
+        await before()(pilot)
+    assert snap_compare(VlkbApp(), terminal_size=size, run_before=run_before)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -68,9 +77,9 @@ def test_help(snap_compare, logs, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_verify(snap_compare, logs, fake_verify, size):
-    command, gate = fake_verify
-    gate.touch()
-    app = VlkbApp([logs["known"]], verify_command=command)
+def test_verify(snap_compare, logs, size):
+    shutil.copy(FAKE_VERIFY, "fake_verify.py")  # relative paths: the panel shows the command line
+    Path("gate").touch()
+    app = VlkbApp([logs["known"]], verify_command=lambda entry_id: [sys.executable, "fake_verify.py", entry_id, "gate"])
     done = lambda app: getattr(app.screen, "result", None) is not None  # noqa: E731
     assert snap_compare(app, terminal_size=size, run_before=before("v", wait=done))
