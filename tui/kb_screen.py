@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.worker import get_current_worker
 from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
@@ -77,9 +78,12 @@ class KBScreen(Screen):
     @work(thread=True, exclusive=True, group="search")
     def _search(self, query: str) -> None:
         ids = [row["id"] for row in search(query, self.extra_kb, limit=len(self.entries))] if query.strip() else None
-        self.app.call_from_thread(self._searched, ids)
+        if not get_current_worker().is_cancelled:  # a later keystroke started a newer search
+            self.app.call_from_thread(self._searched, query, ids)
 
-    def _searched(self, ids: list[str] | None) -> None:
+    def _searched(self, query: str, ids: list[str] | None) -> None:
+        if query != self.query_one("#q", Input).value:
+            return  # stale: the box has changed since
         self.matching = ids
         self._refill()
 

@@ -297,7 +297,8 @@ class LogView(ScrollView, can_focus=True):
             at = index.find(pattern, at, backwards)
             if at is None or allowed is None or at in allowed or at == here:
                 break
-        self.app.call_from_thread(self._found, at)
+        if not get_current_worker().is_cancelled:  # a newer search replaced this one
+            self.app.call_from_thread(self._found, at)
 
     def _found(self, at: int | None) -> None:
         self.note = "" if at is not None else "no match"
