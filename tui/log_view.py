@@ -67,6 +67,7 @@ class LogView(ScrollView, can_focus=True):
         self._pending: int | None = None  # a line to go to once the index reaches it
         self.note = ""
         self._evidence = {p: sorted({n - 1 for q, n in evidence if q == p}) for p in self.paths}
+        self._marked = {p: set(lines) for p, lines in self._evidence.items()}  # 0-based, per file
         self._indexes: dict[str, LineIndex] = {}
         self.path = self.paths[0] if self.paths else ""
 
@@ -87,6 +88,11 @@ class LogView(ScrollView, can_focus=True):
         if self.rows is None:
             return row
         return int(self.rows[min(row, len(self.rows) - 1)]) if len(self.rows) else 0
+
+    def _shown(self, line: int) -> bool:
+        """Whether the rank filter keeps 0-based `line` (rows are sorted)."""
+        at = int(np.searchsorted(self.rows, line))
+        return at < len(self.rows) and int(self.rows[at]) == line
 
     def row_of(self, line: int) -> int:
         if self.rows is None:
@@ -131,7 +137,7 @@ class LogView(ScrollView, can_focus=True):
         if self.pattern:
             for m in self.pattern[1].finditer(text.plain):
                 text.stylize(self.get_component_rich_style("log-view--match"), m.start(), m.end())
-        evidence = n in self._evidence_set()
+        evidence = n in self._marked.get(self.path, ())
         if evidence:
             text.stylize(self.get_component_rich_style("log-view--evidence"))
         line = Text.assemble((f"{n + 1:>{gutter}} ", self.get_component_rich_style("log-view--gutter")),
@@ -141,9 +147,6 @@ class LogView(ScrollView, can_focus=True):
         segments = [Segment(s.text, s.style) for s in line.render(self.app.console)]
         strip = Strip(segments).apply_style(self.rich_style)
         return strip.crop_extend(self.scroll_offset.x, self.scroll_offset.x + width, self.rich_style)
-
-    def _evidence_set(self) -> set[int]:
-        return set(self._evidence.get(self.path, []))
 
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, self.row_count - 1)) if self.row_count else 0
@@ -189,7 +192,7 @@ class LogView(ScrollView, can_focus=True):
         """Put the cursor on line `lineno` (1-based) of `path`; a rank filter hiding it is turned off."""
         if path in self.paths and path != self.path:
             self._show(path)
-        if self.rows is not None and lineno - 1 not in set(self.rows.tolist()):
+        if self.rows is not None and not self._shown(lineno - 1):
             self._filter(None)
             self.note = "rank filter off to show that line"
         if lineno > self.index.count and not self.index.done:

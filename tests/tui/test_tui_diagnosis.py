@@ -74,6 +74,12 @@ def test_rank_filter_hides_other_ranks(logs):
         others = [r for r in log.ranks if r != rank]
         pane = text[text.index("╭─ known-ranks.log"):]
         assert not any(f"[rank{r}]" in pane for r in others) and f"[rank{rank}]" in pane
+        hidden = next(n for n in range(log.index.count) if who(log.index.line(n)) not in (rank, None))
+        log.goto(log.path, hidden + 1)  # a line the filter hides: the filter steps aside
+        assert log.rank is None and log.line == hidden + 1 and "rank filter off" in screen_text(app)
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert log.rank == rank
         for _ in log.ranks:  # every rank in turn, then all lines again
             await pilot.press("r")
             await settle(app, pilot)
