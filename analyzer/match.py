@@ -62,6 +62,11 @@ class Scored:
         return [by.get(f, 0.0) for f in FEATURES]
 
     @property
+    def signal_summary(self) -> str:
+        """`regex 1.00, fuzzy 0.93, ...`: the signals that fired, as the reports show them."""
+        return ", ".join(f"{g.name} {g.score:.2f}" for g in self.signals)
+
+    @property
     def evidence(self) -> list[Line]:
         seen, out = set(), []
         for s in sorted(self.signals, key=lambda s: -s.score):
@@ -198,8 +203,7 @@ class Matcher:
             score = fuzz.partial_ratio(short, long_, score_cutoff=50) / 100 * min(1.0, len(short) / 60)
             best = max(best, score)
         best = round(max(0.0, (best - 0.5) / 0.5), 4)  # below half-similar is noise
-        line = inc.headline.line if inc.headline and inc.headline.line else inc.first
-        return Signal("fuzzy", best, "message similarity", [line] if best else [])
+        return Signal("fuzzy", best, "message similarity", [inc.quoted] if best else [])
 
     @staticmethod
     def _frames(entry, frames: set[str], inc: Incident) -> Signal:

@@ -94,6 +94,19 @@ class Incident:
         return self.first.text.strip()
 
     @property
+    def quoted(self) -> Line:
+        """The line a user would quote: the headline exception's line, else the record's first."""
+        h = self.headline
+        return h.line if h is not None and h.line is not None else self.first
+
+    @property
+    def where(self) -> str:
+        """`path:line`, then the ranks (eight at most) and how many times it folded."""
+        ranks = f" rank {','.join(self.ranks[:8])}{'...' if len(self.ranks) > 8 else ''}" if self.ranks else ""
+        times = f" (x{self.count})" if self.count > 1 else ""
+        return f"{self.first.path}:{self.first.lineno}{ranks}{times}"
+
+    @property
     def truncated(self) -> bool:
         """A traceback whose excerpt ends before any exception line."""
         return self.kind == "traceback" and not any(e.type for e in self.chain)

@@ -79,12 +79,18 @@ def timed(cmd: list[str]) -> tuple[float, int, str]:
     return elapsed, max(after, before) // 1024, cp.stdout
 
 
-def main() -> None:
+def log_options(runs: int) -> argparse.ArgumentParser:
+    """The options of the generated log, shared by the benchmarks that read it."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--ranks", type=int, default=8)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=runs)
     ap.add_argument("--keep", type=Path, help="write the generated log here and keep it")
+    return ap
+
+
+def main() -> None:
+    ap = log_options(runs=3)
     ap.add_argument("--stream-gb", type=int, default=10,
                     help="also pipe the log this many GB deep into `vlkb diagnose -` for peak RSS (0: skip)")
     a = ap.parse_args()

@@ -9,7 +9,6 @@ Prints figures; asserts nothing.
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
 import resource
 import statistics
@@ -19,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_diagnose import generate  # noqa: E402
+from bench_diagnose import generate, log_options  # noqa: E402
 
 from vlkb.tui.app import VlkbApp  # noqa: E402
 from vlkb.tui.lineindex import LineIndex  # noqa: E402
@@ -118,12 +117,7 @@ async def session(path: Path, runs: int) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--size-mb", type=int, default=1024)
-    ap.add_argument("--ranks", type=int, default=8)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--keep", type=Path, help="write the generated log here and keep it")
-    a = ap.parse_args()
+    a = log_options(runs=5).parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = a.keep or Path(tmp) / "big.log"
         if not path.exists():

@@ -33,7 +33,7 @@ def scaffold(entry_id: str, logs: list[str], dest: Path, source: str | None = No
     root = d.root
     if root is None:
         raise EntryError(f"{', '.join(logs)}: no failure found to scaffold an entry from")
-    line = root.headline.line if root.headline and root.headline.line else root.first
+    line = root.quoted
     text = line.text.strip()
     folder = dest / entry_id
     if folder.exists():

@@ -8,7 +8,6 @@ from textual.widgets import Static
 
 from vlkb.analyzer import Diagnosis
 from vlkb.analyzer.match import Scored
-from vlkb.analyzer.model import Incident
 
 HEADLINES = {
     "known": ("KNOWN FAILURE", "bold red"),
@@ -16,12 +15,6 @@ HEADLINES = {
     "suspicious": ("SUSPICIOUS RUN", "bold yellow"),
     "clean": ("NO FAILURE FOUND", "bold green"),
 }
-
-
-def where(inc: Incident) -> str:
-    ranks = f", rank {','.join(inc.ranks[:8])}{'...' if len(inc.ranks) > 8 else ''}" if inc.ranks else ""
-    times = f", x{inc.count}" if inc.count > 1 else ""
-    return f"{inc.first.path}:{inc.first.lineno}{ranks}{times}"
 
 
 def verdict_line(d: Diagnosis) -> Text:
@@ -40,9 +33,8 @@ def _section(title: str, body: str) -> list:
 
 def _match(s: Scored) -> list:
     e = s.entry
-    signals = ", ".join(f"{g.name} {g.score:.2f}" for g in s.signals)
     out = [Text.assemble(("Root cause: ", "bold"), (e.title, "bold green")),
-           Text(f"{e.id}  confidence {s.confidence:.2f}  signals: {signals}", style="dim"), Text()]
+           Text(f"{e.id}  confidence {s.confidence:.2f}  signals: {s.signal_summary}", style="dim"), Text()]
     out += _section("Why", e.root_cause) + _section("Fix", e.fix)
     if s.advice:
         out += [Text("For this run", style="bold underline"), *(Text("- " + a.strip()) for a in s.advice), Text()]
@@ -55,7 +47,7 @@ def cause(d: Diagnosis, keys: dict[str, str]) -> Group:
     out: list = []
     if subject is not None:
         label = "Warning: " if d.verdict == "suspicious" else "Failure: "
-        out += [Text.assemble((label, "bold"), subject.summary), Text(f"  at {where(subject)}", style="dim"), Text()]
+        out += [Text.assemble((label, "bold"), subject.summary), Text(f"  at {subject.where}", style="dim"), Text()]
     if d.named:
         out += _match(d.named)
         if d.named.entry.verify.get("repro"):

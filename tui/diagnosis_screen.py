@@ -86,8 +86,7 @@ class DiagnosisScreen(Screen):
         subject = d.subject
         landing = None
         if subject is not None:
-            head = subject.headline.line if subject.headline and subject.headline.line else subject.first
-            landing = (head.path, head.lineno)
+            landing = (subject.quoted.path, subject.quoted.lineno)
             evidence += [landing] + [(line.path, line.lineno) for line in subject.lines[:1]]
         ranks = sorted({r for inc in d.incidents for r in inc.ranks}, key=_rank_key)
         log = LogView(self.sources, evidence, ranks, id="log")
@@ -100,17 +99,16 @@ class DiagnosisScreen(Screen):
         table = self.query_one("#matches", DataTable)
         table.add_columns("entry", "confidence", "signals")
         for s in d.matches:
-            signals = ", ".join(f"{g.name} {g.score:.2f}" for g in s.signals)
             note = f"  harmless here: {s.explained}" if s.explained else ""
-            table.add_row(Text(s.entry.id), f"{s.confidence:.2f}", Text(signals + note), key=s.entry.id)
+            table.add_row(Text(s.entry.id), f"{s.confidence:.2f}", Text(s.signal_summary + note), key=s.entry.id)
 
     def _run(self, d: Diagnosis) -> None:
         table = self.query_one("#run", DataTable)
         table.add_columns("fact", "where")
-        for i, fact in enumerate(ordered(d.run)):
+        self._facts = ordered(d.run)
+        for i, fact in enumerate(self._facts):
             rank = f" [rank {fact.line.who}]" if fact.line.who else ""
             table.add_row(Text(describe(fact)), Text(f"{fact.line.path}:{fact.line.lineno}{rank}"), key=str(i))
-        self._facts = ordered(d.run)
 
     # ---- moving to the log --------------------------------------------------------------------
     @property

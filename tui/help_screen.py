@@ -37,14 +37,12 @@ class HelpScreen(ModalScreen):
         table.add_column("does")
         for where, bindings in groups():
             table.add_row(Text(where, style="bold underline"), "")
-            seen = set()
+            by_action: dict[str, list[Binding]] = {}  # "up,k": one row, every key
             for b in Binding.make_bindings(bindings):
-                if b.action in seen:  # "up,k": one row, every key
-                    continue
-                seen.add(b.action)
-                keys = " / ".join(self.app.get_key_display(k) for k in Binding.make_bindings(bindings)
-                                  if k.action == b.action)
-                table.add_row(Text(keys), Text(b.description))
+                by_action.setdefault(b.action, []).append(b)
+            for same in by_action.values():
+                keys = " / ".join(self.app.get_key_display(b) for b in same)
+                table.add_row(Text(keys), Text(same[0].description))
         table.add_row("", "")
         table.add_row(Text("Tab", style="bold"), Text("move between the panes; Enter opens a row or a line"))
         return table

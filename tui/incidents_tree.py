@@ -8,7 +8,6 @@ from textual.widgets import Tree
 from vlkb.analyzer import Diagnosis
 from vlkb.analyzer.model import Incident
 
-from .cause_view import where
 from .messages import JumpTo
 
 MAX_LINES = 40  # leaves shown per incident
@@ -24,7 +23,7 @@ class IncidentsTree(Tree):
         for inc in d.incidents:
             tag = "root" if inc.root else "cascade" if inc.cascade else inc.kind
             label = Text.assemble((f"[{tag}] ", "bold red" if inc.root else "dim"), inc.summary[:200],
-                                  (f"  {where(inc)}", "dim"))
+                                  (f"  {inc.where}", "dim"))
             node = self.root.add(label, data=(inc.first.path, inc.first.lineno), expand=inc is d.subject)
             self._lines(node, inc)
 

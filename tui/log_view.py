@@ -66,8 +66,7 @@ class LogView(ScrollView, can_focus=True):
         self.term = ""
         self._pending: int | None = None  # a line to go to once the index reaches it
         self.note = ""
-        self._evidence = {p: sorted({n - 1 for q, n in evidence if q == p}) for p in self.paths}
-        self._marked = {p: set(lines) for p, lines in self._evidence.items()}  # 0-based, per file
+        self._marked = {p: {n - 1 for q, n in evidence if q == p} for p in self.paths}  # 0-based, per file
         self._indexes: dict[str, LineIndex] = {}
         self.path = self.paths[0] if self.paths else ""
 
@@ -89,11 +88,6 @@ class LogView(ScrollView, can_focus=True):
             return row
         return int(self.rows[min(row, len(self.rows) - 1)]) if len(self.rows) else 0
 
-    def _shown(self, line: int) -> bool:
-        """Whether the rank filter keeps 0-based `line` (rows are sorted)."""
-        at = int(np.searchsorted(self.rows, line))
-        return at < len(self.rows) and int(self.rows[at]) == line
-
     def row_of(self, line: int) -> int:
         if self.rows is None:
             return line
@@ -107,7 +101,7 @@ class LogView(ScrollView, can_focus=True):
     @property
     def evidence(self) -> list[int]:
         """The 1-based evidence lines of the file shown."""
-        return [n + 1 for n in self._evidence.get(self.path, [])]
+        return sorted(n + 1 for n in self._marked.get(self.path, ()))
 
     def on_mount(self) -> None:
         self._resize()
@@ -165,12 +159,6 @@ class LogView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self.call_after_refresh(self._reveal)
 
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
-
     def on_click(self, event) -> None:
         self.cursor = self.scroll_offset.y + event.y - 1  # the border's top row
 
@@ -192,7 +180,7 @@ class LogView(ScrollView, can_focus=True):
         """Put the cursor on line `lineno` (1-based) of `path`; a rank filter hiding it is turned off."""
         if path in self.paths and path != self.path:
             self._show(path)
-        if self.rows is not None and not self._shown(lineno - 1):
+        if self.rows is not None and not _kept(self.rows, lineno - 1):
             self._filter(None)
             self.note = "rank filter off to show that line"
         if lineno > self.index.count and not self.index.done:
@@ -216,6 +204,7 @@ class LogView(ScrollView, can_focus=True):
             self._show(self.paths[(self.paths.index(self.path) + 1) % len(self.paths)])
 
     def _show(self, path: str) -> None:
+        self.workers.cancel_group(self, "filter")  # the filter belonged to the other file
         self.path, self.rows, self.rank = path, None, None
         self.cursor = 0
         self._resize()
@@ -294,11 +283,10 @@ class LogView(ScrollView, can_focus=True):
 
     @work(thread=True, exclusive=True, group="search")
     def _find(self, index: LineIndex, pattern: re.Pattern, here: int, backwards: bool, rows) -> None:
-        allowed = None if rows is None else set(rows.tolist())
         at = here
         for _ in range(10_000):
             at = index.find(pattern, at, backwards)
-            if at is None or allowed is None or at in allowed or at == here:
+            if at is None or rows is None or _kept(rows, at) or at == here:
                 break
         if not get_current_worker().is_cancelled:  # a newer search replaced this one
             self.app.call_from_thread(self._found, at)
@@ -329,3 +317,9 @@ class LogView(ScrollView, can_focus=True):
             self.refresh()
             if self._pending is not None and (self._pending <= index.count or index.done):
                 self.goto(self.path, self._pending)
+
+
+def _kept(rows: np.ndarray, line: int) -> bool:
+    """Whether a rank filter's rows (sorted) keep 0-based `line`."""
+    at = int(np.searchsorted(rows, line))
+    return at < len(rows) and int(rows[at]) == line

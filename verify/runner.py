@@ -28,6 +28,10 @@ class Run:
     diagnosis: str | None = None  # the family vlkb names above threshold, if any
     confidence: float = 0.0
 
+    @property
+    def ended(self) -> str:
+        return "timed out" if self.exit_code is None else f"exit {self.exit_code}"
+
 
 @dataclass
 class Verdict:
@@ -131,8 +135,7 @@ def verify(entry, engine, device: str, timeout: float, outdir: Path,
         if d.named:  # "known", or "suspicious" for a silent entry's repro (it warns, no step fails)
             run.diagnosis, run.confidence = d.named.entry.family, d.named.confidence
         if on_line:
-            ended = "timed out" if run.exit_code is None else f"exit {run.exit_code}"
             named = f"vlkb names {run.diagnosis} ({run.confidence:.2f})" if run.diagnosis else "vlkb names no entry"
-            on_line(f"== {entry.id}: {mode} {ended} in {run.seconds:.1f} s; {named}")
+            on_line(f"== {entry.id}: {mode} {run.ended} in {run.seconds:.1f} s; {named}")
         runs.append(run)
     return Verdict(entry.id, entry.family, repro, device, *runs)

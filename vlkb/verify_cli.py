@@ -111,13 +111,10 @@ def _line(v) -> str:
     b, a = v.before, v.after
     seen = (f"diagnosed {b.diagnosis} {b.confidence:.2f}" if b.diagnosis else "not diagnosed") \
         if v.closed_loop is not None else "closed loop n/a"
-    return (f"{mark} {v.entry:<36} reproduced={'yes' if v.reproduced else 'no'} ({_exit(b)}, {seen}, {b.seconds:.1f} s)"
-            f"  fixed={'yes' if v.fixed else 'no'} ({_exit(a)}, {a.seconds:.1f} s)"
+    return (f"{mark} {v.entry:<36} reproduced={'yes' if v.reproduced else 'no'} ({b.ended}, {seen}, {b.seconds:.1f} s)"
+            f"  fixed={'yes' if v.fixed else 'no'} ({a.ended}, {a.seconds:.1f} s)"
             + (f"\n     note: {v.repro.mechanism_only}" if v.repro.mechanism_only else ""))
 
-
-def _exit(run) -> str:
-    return "timed out" if run.exit_code is None else f"exit {run.exit_code}"
 
 
 def _dict(v) -> dict:

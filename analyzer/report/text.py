@@ -13,17 +13,10 @@ from rich.text import Text
 from ..diagnose import Diagnosis
 from ..facts import describe, ordered
 from ..match import Scored
-from ..model import Incident
 
 MAX_EVIDENCE = 8
 MAX_OTHER = 8
 MAX_FACTS = 24
-
-
-def _where(inc: Incident) -> str:
-    ranks = f" rank {','.join(inc.ranks[:8])}{'...' if len(inc.ranks) > 8 else ''}" if inc.ranks else ""
-    times = f" (x{inc.count})" if inc.count > 1 else ""
-    return f"{inc.first.path}:{inc.first.lineno}{ranks}{times}"
 
 
 def _block(console: Console, title: str, body: str, style: str = "bold") -> None:
@@ -36,8 +29,7 @@ def _match(console: Console, s: Scored, width: int, label: str = "Root cause: ")
     e = s.entry
     console.print(Text.assemble((label, "bold"), (e.title, "bold green"),
                                 (f"  [{e.id}, confidence {s.confidence:.2f}]", "dim")))
-    signals = ", ".join(f"{g.name} {g.score:.2f}" for g in s.signals)
-    console.print(Text(f"  signals: {signals}", style="dim"))
+    console.print(Text(f"  signals: {s.signal_summary}", style="dim"))
     console.print()
     _block(console, "Why", e.root_cause)
     console.print()
@@ -81,12 +73,12 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
     elif d.verdict == "suspicious":
         console.print(Text.assemble(("No step failed, but a warning says the run may not be training: ", "bold yellow"),
                                     d.subject.summary))
-        console.print(Text(f"  at {_where(d.subject)}", style="dim"))
+        console.print(Text(f"  at {d.subject.where}", style="dim"))
         console.print()
         _match(console, d.matches[0], width, label="Suspected: ")
     elif root is not None:
         console.print(Text.assemble(("Failure: ", "bold red"), root.summary))
-        console.print(Text(f"  at {_where(root)}", style="dim"))
+        console.print(Text(f"  at {root.where}", style="dim"))
         console.print()
     if d.verdict == "known":
         _match(console, d.matches[0], width)
@@ -109,7 +101,7 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
         console.print(Text(f"Other incidents ({len(d.incidents) - 1})", style="bold"))
         for inc in others:
             tag = "cascade" if inc.cascade else inc.kind
-            console.print(Text(f"  [{tag}] {_where(inc)}  {textwrap.shorten(inc.summary, 90)}"))
+            console.print(Text(f"  [{tag}] {inc.where}  {textwrap.shorten(inc.summary, 90)}"))
     for note in d.stats.notes:
         console.print(Text(f"note: {note}", style="dim"))
     return buf.getvalue()

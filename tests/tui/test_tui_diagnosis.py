@@ -26,8 +26,7 @@ def run(inputs, test, size=(100, 30), sources=None, **kw):
 
 
 def _landing(d):
-    head = d.subject.headline.line if d.subject.headline and d.subject.headline.line else d.subject.first
-    return head.path, head.lineno
+    return d.subject.quoted.path, d.subject.quoted.lineno
 
 
 def test_lands_on_the_root_line_with_the_verdict(logs):
