@@ -147,6 +147,7 @@ class LogView(ScrollView, can_focus=True):
 
     def watch_cursor(self) -> None:
         self._reveal()
+        self.call_after_refresh(self._reveal)  # again once a new size or row count has been laid out
         self._status()
         self.refresh()
 

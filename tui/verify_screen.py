@@ -98,7 +98,12 @@ class VerifyScreen(Screen):
             named = f"{before['diagnosis']} {before['confidence']:.2f}" if before.get("diagnosis") else "-"
             table.add_row(v["entry"], _yes(v["reproduced"]), named if v["closed_loop"] is not None else "n/a",
                           _yes(v["fixed"]), _run(before), _run(v["after"]))
+        # header, rows and a horizontal scrollbar's row (narrow terminals); "auto" can lay the table
+        # out before its rows are counted and leave it 0 rows high, so the verdict never shows
+        table.styles.height = table.row_count + 2
         table.display = True
+        log = self.query_one("#verify-log", Log)  # the table took rows from it: keep its last lines in view
+        self.call_after_refresh(log.scroll_end, animate=False)
         ok = all(v["ok"] for v in message.verdicts)
         label = " REPRODUCED AND FIXED " if ok else " NOT VERIFIED "
         verdict.update(Text.assemble((label, "bold reverse " + ("green" if ok else "red")),

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from vlkb.tui.app import VlkbApp
 
@@ -30,6 +30,7 @@ def before(*keys, tab=None, wait=None):
                 if wait(app):
                     break
                 await pilot.pause(0.05)
+            assert wait(app), "the screen never reached the state the snapshot is of"
         for widget in app.screen.query(Input):
             widget.cursor_blink = False
         await settle(app, pilot)
@@ -81,5 +82,6 @@ def test_verify(snap_compare, logs, size):
     shutil.copy(FAKE_VERIFY, "fake_verify.py")  # relative paths: the panel shows the command line
     Path("gate").touch()
     app = VlkbApp([logs["known"]], verify_command=lambda entry_id: [sys.executable, "fake_verify.py", entry_id, "gate"])
-    done = lambda app: getattr(app.screen, "result", None) is not None  # noqa: E731
+    def done(app) -> bool:  # the verdict arrived and the table it fills is on the screen map
+        return getattr(app.screen, "result", None) is not None and app.screen.query_one(DataTable).region.height > 0
     assert snap_compare(app, terminal_size=size, run_before=before("v", wait=done))
