@@ -44,13 +44,14 @@ class Advice:
     when: list[Condition] = field(default_factory=list)
     text: str = ""
 
-    def render(self, facts: dict[str, Fact]) -> str | None:
-        """The advice with `{key}` filled from the facts (`{version_torch}` for `version.torch`), when
-        every condition holds and the log
-        gives a value for every placeholder."""
+    def render(self, facts: dict[str, Fact], captures: dict[str, str] | None = None) -> str | None:
+        """The advice with `{key}` filled from the facts (`{version_torch}` for `version.torch`) and
+        from the named groups of the entry's pattern that matched (`{module}`), when every condition
+        holds and the log gives a value for every placeholder."""
         if not all(c.holds(facts) for c in self.when):
             return None
         values = {k.replace(".", "_"): _show(f.value) for k, f in facts.items()}  # {version_torch}
+        values.update(captures or {})
         fields = {name for _, name, _, _ in string.Formatter().parse(self.text) if name}
         if not fields <= values.keys():
             return None

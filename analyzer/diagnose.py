@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import tfidf
+from .lead import Lead, lead
 from .elect import Collector, elect
 from .facts import FactSheet, trigger_pieces
 from .match import Calibration, Matcher, Scored
@@ -17,6 +18,8 @@ from .scan import scan
 from .trigger import Trigger
 
 DEFAULT_THRESHOLD = 0.5
+# An unknown failure's nearest entries are shown from this confidence up: below it they are noise.
+NEAREST_FLOOR = 0.1
 
 
 @dataclass
@@ -30,6 +33,7 @@ class Diagnosis:
     inputs: list[str] = field(default_factory=list)
     run: dict = field(default_factory=dict)  # key -> Fact: versions, model, config (analyzer/facts.py)
     seen: object = None  # vlkb.history.Seen: earlier sightings of the root, when history is on
+    lead: Lead | None = None  # for an unknown failure: the line to quote, the library, where to search
 
     @property
     def root(self) -> Incident | None:
@@ -94,8 +98,11 @@ class Engine:
             return Diagnosis(verdict, scored, incidents, facts, stats, threshold, inputs, sheet.facts)
         subject = merge_fragments(root, incidents) if root.truncated else root
         scored = [s for s in self.matcher.score(subject, context, sheet.facts) if s.signals and not s.entry.silent][:top]
-        verdict = "known" if scored and scored[0].confidence >= threshold else "unknown"
-        return Diagnosis(verdict, scored, incidents, facts, stats, threshold, inputs, sheet.facts)
+        if scored and scored[0].confidence >= threshold:
+            return Diagnosis("known", scored, incidents, facts, stats, threshold, inputs, sheet.facts)
+        nearest = [s for s in scored if s.confidence >= NEAREST_FLOOR]
+        return Diagnosis("unknown", nearest, incidents, facts, stats, threshold, inputs, sheet.facts,
+                         lead=lead(subject, sheet.facts))
 
     def _silent_matches(self, incidents: list[Incident], context: list[Line], facts: dict) -> list[Scored]:
         """A run that did not fail can still have gone wrong: score the warnings that carry a silent

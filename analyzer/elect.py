@@ -22,7 +22,19 @@ CASCADE = re.compile(
     r"|DistNetworkError|DistStoreError|Received SIG(?:TERM|INT)|closing signal SIGTERM"
     r"|exits with return code|returned non-zero exit status|process group has NOT been destroyed"
     r"|Watchdog caught collective operation timeout|NCCL operations have failed or timed out"
-    r"|NCCL communicator was aborted|ProcessGroupNCCL"
+    r"|NCCL communicator was aborted|ProcessGroupNCCL|DistBackendError"
+)
+# A rank stopped by its launcher because another one failed: SIGTERM (15) or SIGINT (2). Any other
+# signal is a death of its own (-9 host OOM, -7 SIGBUS, -11 SIGSEGV, ...).
+STOPPED = re.compile(
+    r"exitcode\s*:\s*-(?:15|2)\b|Signal (?:15|2) \(SIG|terminated with signal SIG(?:TERM|INT)\b"
+    r"|return code = -(?:15|2)\b|got signal: (?:15|2)\b"
+)
+# How the NCCL watchdog ends a process after a timeout or a communicator error: c10 throws from the
+# watchdog thread and the process aborts (SIGABRT). After an NCCL failure these are its cascade.
+NCCL_ABORT = re.compile(
+    r"exitcode\s*:\s*-6\b|Signal 6 \(SIGABRT\)|SIGABRT|return code = -6\b|Aborted\b|terminate called after throwing"
+    r"|^Fatal Python error: Aborted"
 )
 
 # Lower is elected first.
@@ -92,6 +104,8 @@ LAUNCHER_FRAME = re.compile(
 def is_cascade(inc: Incident) -> bool:
     if inc.kind in ("nccl", "launcher"):
         return True
+    if inc.kind == "signal":
+        return any(STOPPED.search(line.text) for line in inc.lines[:4])
     text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text]))
     if CASCADE.search(text):
         return True
@@ -102,16 +116,17 @@ def elect(incidents: list[Incident]) -> list[Incident]:
     """Order incidents root first; mark the root and the cascade."""
     root_rank = next((i.root_rank for i in incidents if i.root_rank is not None), None)
     files: dict[str, int] = {}
+    nccl_failed = any(inc.kind == "nccl" for inc in incidents)
     for inc in incidents:
         inc.ranks.sort(key=_rank_order)
-        inc.cascade = is_cascade(inc)
+        inc.cascade = is_cascade(inc) or (nccl_failed and inc.kind == "signal" and _aborted(inc))
         files.setdefault(inc.first.path, len(files))  # files are scanned in order
 
     def key(pair):
         _, inc = pair
         index = (files[inc.first.path], inc.first.lineno)  # where it starts, not when it closed
         klass = _CLASS[inc.kind]
-        if klass == 0 and inc.cascade:
+        if klass in (0, 2) and inc.cascade:
             klass = 5
         elif klass == 0 and inc.truncated:
             klass = 1
@@ -143,6 +158,10 @@ def _earliest_across_files(ordered: list[Incident], rank) -> list[Incident]:
         return ordered
     lead = min(firsts.values(), key=lambda inc: inc.when)
     return [lead] + [inc for inc in ordered if inc is not lead]
+
+
+def _aborted(inc: Incident) -> bool:
+    return any(NCCL_ABORT.search(line.text) for line in inc.lines[:4])
 
 
 def _rank_order(who: str) -> tuple:

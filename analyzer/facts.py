@@ -28,7 +28,11 @@ _LIBS = {
     "accelerate": "accelerate", "peft": "peft", "trl": "trl", "flash-attn": "flash_attn",
     "flash_attn": "flash_attn", "llamafactory": "llamafactory", "ms-swift": "ms_swift", "swift": "ms_swift",
     "colossalai": "colossalai", "python": "python", "datasets": "datasets", "bitsandbytes": "bitsandbytes",
-    "vllm": "vllm", "nccl": "nccl", "cuda": "cuda",
+    "vllm": "vllm", "nccl": "nccl", "cuda": "cuda", "unsloth": "unsloth", "unsloth_zoo": "unsloth_zoo",
+    "unsloth-zoo": "unsloth_zoo", "xformers": "xformers", "triton": "triton", "verl": "verl",
+    "openrlhf": "openrlhf", "axolotl": "axolotl", "tokenizers": "tokenizers", "safetensors": "safetensors",
+    "huggingface-hub": "huggingface_hub", "huggingface_hub": "huggingface_hub", "torchtune": "torchtune",
+    "liger-kernel": "liger_kernel", "liger_kernel": "liger_kernel",
 }
 _LIB_NAMES = "|".join(sorted(map(re.escape, _LIBS), key=len, reverse=True))
 _VER = r"(?P<v>\d+(?:\.[\w+]+)+)"

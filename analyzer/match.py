@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from . import tfidf
+from . import defining, tfidf
 from .conditions import verdicts
 from .model import Incident, Line
 from .patterns import FRAME
@@ -45,6 +45,7 @@ class Signal:
     score: float
     detail: str = ""
     lines: list[Line] = field(default_factory=list)
+    captures: dict[str, str] = field(default_factory=dict)  # the regex's named groups, for advice
 
 
 @dataclass
@@ -107,6 +108,14 @@ def candidates(inc: Incident) -> list[tuple[str, Line]]:
     return out
 
 
+def incident_tokens(inc: Incident) -> dict:
+    """The defining tokens of the failure: its exception line, or its first lines for a one-line
+    incident (a launcher's exit code, a kernel's notice)."""
+    text = "\n".join([f"{inc.exception}: {inc.message[:600]}" if inc.exception else inc.message[:600],
+                      *(line.text for line in inc.lines[:4] if inc.kind != "traceback")])
+    return defining.tokens(text, inc.exception)
+
+
 def incident_document(inc: Incident) -> str:
     parts = [inc.exception or "", inc.message]
     parts += [f"{f.basename} {f.func}" for f in inc.frames]
@@ -122,6 +131,7 @@ class Matcher:
         self.vectors = vectors
         self.calibration = calibration
         self._canon_messages = {e.id: [canon(m)[:FUZZY_HEAD] for m in e.messages] for e in entries}
+        self._defining = {e.id: defining.union([defining.tokens(m) for m in e.messages]) for e in entries}
         # inverted TF-IDF index and trigger phrases: a large KB is narrowed to a shortlist per incident.
         # Each term keeps its CHAMPIONS heaviest entries (champion lists, Manning et al., IR ch. 7), and
         # terms found in over a quarter of the entries are dropped: neither discriminates.
@@ -163,18 +173,26 @@ class Matcher:
         doc_vec = tfidf.transform(incident_document(inc), self.idf)
         frames = {f.basename for f in inc.frames} | {f.func for f in inc.frames} | \
                  {f"{f.basename}:{f.func}" for f in inc.frames}
+        mine = incident_tokens(inc)
         out = []
         for entry in self.shortlist(inc, doc_vec):
-            signals = [
-                self._regex(entry, cands),
-                self._fuzzy(entry, canon_msg, inc),
-                self._frames(entry, frames, inc),
-                Signal("tfidf", round(tfidf.cosine(doc_vec, self.vectors.get(entry.id, {})), 4)),
-                self._context(entry, context_lines, facts),
-            ]
+            regex = self._regex(entry, cands)
+            if regex.score == 0 and defining.conflict(mine, self._defining[entry.id]):
+                # the token that decides differs (exit -8 vs -9, an empty shape vs a sized one):
+                # resemblance must not name this entry, only its own regex could
+                signals = [self._context(entry, context_lines, facts)]
+            else:
+                signals = [
+                    regex,
+                    self._fuzzy(entry, canon_msg, inc),
+                    self._frames(entry, frames, inc),
+                    Signal("tfidf", round(tfidf.cosine(doc_vec, self.vectors.get(entry.id, {})), 4)),
+                    self._context(entry, context_lines, facts),
+                ]
             signals = [s for s in signals if s.score != 0]
             conf = self.calibration.confidence(_features(signals))
-            advice = [a for a in (x.render(facts) for x in entry.advice) if a]
+            captures = next((g.captures for g in signals if g.name == "regex"), {})
+            advice = [a for a in (x.render(facts, captures) for x in entry.advice) if a]
             harmless = [c for c in entry.unless if c.holds(facts)]
             explained = "; ".join(f"log shows {c.describe()}" + (f" ({c.note})" if c.note else "") for c in harmless)
             out.append(Scored(entry, inc, 0.0 if harmless else round(conf, 4), signals, advice, explained))
@@ -186,9 +204,10 @@ class Matcher:
         best = Signal("regex", 0.0)
         for rule in entry.patterns:
             for text, line in cands:
-                if rule.regex.search(text):
+                m = rule.regex.search(text)
+                if m:
                     if rule.weight > best.score:
-                        best = Signal("regex", rule.weight, rule.regex.pattern, [line])
+                        best = Signal("regex", rule.weight, rule.regex.pattern, [line], _captures(m))
                     break
         return best
 
@@ -236,6 +255,15 @@ class Matcher:
             lines = best.lines + [facts[c.fact].line for c in confirmed + contradicted]
             best = Signal("context", round(pro - against, 4), detail, lines)
         return best
+
+
+# A captured value goes into advice text, which every report renders: only a plain name or
+# version passes (a module, a keyword argument, a library), never markup or a whole log line.
+_PLAIN = re.compile(r"[\w.+\-/:@=]{1,80}")
+
+
+def _captures(m: re.Match) -> dict[str, str]:
+    return {k: v for k, v in m.groupdict().items() if v and _PLAIN.fullmatch(v)}
 
 
 def _automaton(phrases: list[str]):

@@ -122,5 +122,5 @@ class Incident:
         if self.truncated:
             last = self.frames[-1] if self.frames else None
             return f"traceback cut before its exception (last frame {last.basename}:{last.func})" if last else "traceback"
-        head = (self.message.splitlines() or [""])[0] if self.message else self.first.text
-        return " ".join((f"{self.exception}: {head}" if self.exception else head).split())
+        head = (self.message.splitlines() or [""])[0] if self.message else ("" if self.exception else self.first.text)
+        return " ".join((f"{self.exception}: {head}" if self.exception and head else self.exception or head).split())

@@ -11,6 +11,10 @@ FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<
 # rich's traceback handler (ColossalAI, accelerate): "│ /path/x.py:251 in set_l2_norm   │"
 RICH_FRAME = re.compile(r"^[│|]\s*(?P<file>[^\s│|]+\.pyx?):(?P<line>\d+)\s+in\s*(?P<func>[^\s│|]*)")
 RICH_BOX = re.compile(r"^\s*[│╭╰|]")
+# a rich frame that names a file by its path: one opens a traceback even when the box's top was cut off
+RICH_PATH_FRAME = re.compile(r"^│\s*(?P<file>/[^\s│]+\.pyx?):(?P<line>\d+)\s+in\s*(?P<func>[^\s│]*)")
+# IPython/Jupyter: "NameError                                 Traceback (most recent call last)"
+IPYTHON_HEADER = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))\s{2,}Traceback \(most recent call last\)")
 RICH_WRAPPED_FUNC = re.compile(r"^[│|]\s*([A-Za-z_<][\w<>]*)\s*[│|]\s*$")
 CHAIN = re.compile(
     r"^\s*(?:During handling of the above exception, another exception occurred"
@@ -45,15 +49,20 @@ STANDALONE = [
         r"|NCCL communicator was aborted|ProcessGroupNCCL's watchdog got stuck"
         r"|\bnccl\w*Error\b|NCCL error"
     )),
-    # a worker killed from outside: torchrun's "exitcode: -9", "Signal 9 (SIGKILL) received", OOM killer
+    # a process that died by a signal: torchrun's "exitcode: -N" and ChildFailedError block, DeepSpeed's
+    # "return code = -N", mp.spawn's "terminated with signal", the shell's and libc's own notices, the
+    # kernel OOM killer. The signal number decides which failure it is (-9 host OOM, -7 SIGBUS, ...).
     ("signal", re.compile(
-        r"exitcode\s*:\s*-(?:9|6|11)\b|Signal \d+ \(SIG(?:KILL|SEGV|ABRT|BUS)\) received"
-        r"|\bKilled\s*$|killed by signal|Out of memory: Kill(?:ed)? process|exits with return code = -9"
+        r"exitcode\s*:\s*-\d+\b|Signal \d+ \(SIG[A-Z]+\) received|terminated with signal SIG[A-Z]+"
+        r"|\bKilled\s*$|killed by signal|Out of memory: Kill(?:ed)? process|exits with return code = -\d+"
+        r"|Segmentation fault|Bus error|Floating point exception|^(?:\S+: line \d+: +\d+ +)?Aborted\b"
+        r"|core dumped|^Fatal Python error: |^terminate called after throwing an instance of"
     )),
     # launchers reporting that a child failed (cascade unless nothing else explains it)
     ("launcher", re.compile(
         r"Sending process \d+ closing signal SIG\w+|failed \(exitcode: -?\d+\) local_rank"
-        r"|exits with return code|returned non-zero exit status|Received SIG(?:TERM|INT) death signal"
+        r"|exits with return code|returned non-zero exit status|Received (?:Signals\.)?SIG(?:TERM|INT) death signal"
+        r"|Killing subprocess \d+"
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
@@ -62,8 +71,14 @@ STANDALONE = [
         r"""['"]?\b(?:\w*loss\w*|grad_norm)['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
         r"|(?:OVERFLOW!|[Oo]verflow).*reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
     )),
+    # failures stated on one line, with no exception line of their own: a CUDA kernel's assert
+    # (`...Loss.cu:250: ...: block: [0,0,0] ... Assertion `t >= 0` failed.`), a state dict whose tensors
+    # do not fit (`size mismatch for x: copying a param with shape ...`, the header may be cut off),
+    # a native library that cannot load (`undefined symbol:`), transformers' lazy import failing
     ("error", re.compile(
-        r"^CUDA error: |CUDA out of memory|Assertion `.+` failed\.|^Segmentation fault|core dumped"
+        r"^CUDA error: |CUDA out of memory|Assertion `.{0,300}` failed\.|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
+        r"|^\s*size mismatch for \S+: copying a param with shape|\bundefined symbol: \w"
+        r"|Failed to import \S+ because of the following error"
     )),
     ("warning", re.compile(
         r"None of the inputs have requires_grad=True|\bOVERFLOW!|Gradient overflow\.\s+Skipping step"
@@ -81,5 +96,7 @@ BLOCK_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)")
 TRIGGER = re.compile(
     rb"Traceback \(most|File \"|Error|Exception|error:|Assertion|nan\b|NaN|inf\b|Infinity|Killed|SIG[A-Z]{3,4}"
     rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
-    rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed"
+    rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
+    rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
+    rb"|undefined symbol|Failed to import|" + "│ /".encode()  # a rich frame naming its file
 )

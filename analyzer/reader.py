@@ -5,6 +5,7 @@ user, and recoverable trouble (a truncated gzip, an over-long line) becomes a no
 """
 from __future__ import annotations
 
+import codecs
 import gzip
 import os
 import sys
@@ -18,6 +19,10 @@ CHUNK = 8 << 20  # bytes read at a time
 MAX_LINE = 64 << 10  # bytes kept of a line longer than a whole chunk
 SNIFF = 64 << 10
 GZIP_MAGIC = b"\x1f\x8b"
+# Byte-order marks of the wide encodings (PowerShell's `>` writes UTF-16 LE); UTF-32 first, since its LE
+# mark begins with UTF-16 LE's.
+BOMS = [(codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")]
 
 
 class InputError(Exception):
@@ -78,6 +83,12 @@ def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int]]:
         stream: BinaryIO = raw
         if head.startswith(GZIP_MAGIC):
             stream = gzip.GzipFile(fileobj=_Prepend(head, raw))
+            head = _read(stream, SNIFF, source)
+        encoding = wide_encoding(head)
+        if encoding:
+            stream = _Transcode(_Prepend(head[len(codecs.BOM_UTF32_LE if "32" in encoding else codecs.BOM_UTF16_LE):],
+                                         stream), encoding)
+            stats.notes.append(f"{source.label}: decoded from {encoding.upper()} (byte-order mark)")
             head = _read(stream, SNIFF, source)
         reason = binary_reason(head)
         if reason:
@@ -178,6 +189,18 @@ def _read(stream: BinaryIO, size: int, source: Source, stats: ReadStats | None =
         raise InputError(f"{source.label}: read failed ({err.strerror or err})") from None
 
 
+def wide_encoding(head: bytes) -> str | None:
+    """The UTF-16/32 encoding a byte-order mark announces, when the text after it reads as lines in
+    that encoding (an invalid UTF-8 log may begin with the same bytes by chance)."""
+    for bom, enc in BOMS:
+        if head.startswith(bom):
+            text = head[len(bom):len(bom) + SNIFF].decode(enc, errors="replace")
+            if "\n" in text and text.count("\ufffd") <= len(text) // 100:
+                return enc
+            return None
+    return None
+
+
 def binary_reason(head: bytes) -> str | None:
     """Why the first bytes do not look like a text log, or None. NUL-padded logs (a crashed
     writer leaves runs of NULs) still count as text when the rest is readable."""
@@ -210,3 +233,25 @@ class _Prepend:
                 self._head[size:] if size >= 0 else b""
             return out
         return self._rest.read(size)
+
+
+class _Transcode:
+    """A file-like object that decodes a wide encoding incrementally and hands out UTF-8: a UTF-16
+    log is read in bounded pieces like any other stream. Undecodable units become U+FFFD."""
+
+    def __init__(self, stream, encoding: str):
+        self._stream = stream
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._pending = b""
+
+    def read(self, size: int = -1) -> bytes:
+        while size < 0 or len(self._pending) < size:
+            raw = self._stream.read(CHUNK if size < 0 else max(size, 4096))
+            self._pending += self._decoder.decode(raw, final=not raw).encode("utf-8")
+            if not raw:
+                break
+        if size < 0:
+            out, self._pending = self._pending, b""
+        else:
+            out, self._pending = self._pending[:size], self._pending[size:]
+        return out

@@ -96,7 +96,15 @@ class RecordParser:
         text = line.text
         if P.TRACEBACK.search(text):
             inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
+            m = P.IPYTHON_HEADER.match(text)
+            if m:  # IPython names the exception first; its message comes at the end
+                inc.chain.append(Exc(m.group("type"), "", line))
             self._open[line.stream] = _Open(inc, "frames", in_box=text.lstrip()[:1] in "╭│|")
+            return
+        if P.RICH_PATH_FRAME.match(text):  # a rich traceback box whose top the excerpt lost
+            inc = Incident(kind="traceback", lines=[], ranks=_ranks(line))
+            self._open[line.stream] = op = _Open(inc, "frames", in_box=True)
+            self._in_frames(op, line)
             return
         if P.FRAME.match(text):  # frames whose "Traceback" header the excerpt or interleaving lost
             inc = Incident(kind="traceback", lines=[], ranks=_ranks(line))

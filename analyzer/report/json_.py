@@ -63,6 +63,10 @@ def to_dict(d: Diagnosis) -> dict:
         "incidents_total": len(d.incidents),
         "facts": [line_dict(l) for l in d.facts[:50]],
         "run": [{"key": f.key, "value": f.value, **line_dict(f.line)} for f in ordered(d.run)],
+        "lead": None if d.lead is None else {
+            "quoted": line_dict(d.lead.quoted), "library": d.lead.library, "version": d.lead.version,
+            "search_url": d.lead.search_url,
+            "frames": [{"file": f.file, "line": f.lineno, "func": f.func} for f in d.lead.frames]},
         "seen": None if d.seen is None else {"fingerprint": d.seen.fingerprint, "count": d.seen.count,
                                              "first": d.seen.first, "last": d.seen.last},
         "stats": {"bytes": d.stats.bytes, "lines": d.stats.lines},

@@ -108,7 +108,11 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
             out += ["", "Nearest: " + ", ".join(f"`{s.entry.id}` ({s.confidence:.2f})" for s in d.matches)]
         if root is not None:
             out += ["", f"**Root incident** at {code(f'{root.first.path}:{root.first.lineno}')}", "",
-                    fenced(_evidence(root.lines[:n], width))]
+                    fenced(_evidence(root.lines[-n:] if root.headline else root.lines[:n], width))]
+        lead = d.lead
+        if lead is not None and lead.library:
+            out += ["", f"Raised in {code(lead.where)}" + (f": [search its issues for this message](<{lead.search_url}>)"
+                                                          if lead.search_url else "")]
         return out
     explained = [f"- `{s.entry.id}` seen, harmless here: {inline(s.explained)}" for s in d.matches if s.explained]
     return ["### vlkb: no failure found in the log", *([""] + explained if explained else [])]

@@ -48,6 +48,23 @@ def _match(console: Console, s: Scored, width: int, label: str = "Root cause: ")
     console.print(Text("Sources: " + "  ".join(src["url"] for src in e.sources), style="dim"))
 
 
+def _lead(console: Console, lead, width: int) -> None:
+    """An unknown failure: the line to quote, the last frames, who raised it and where to ask."""
+    console.print()
+    q = lead.quoted
+    console.print(Text("Quote this line", style="bold"))
+    console.print(Text.assemble((f"  {q.path}:{q.lineno}  ", "cyan"), textwrap.shorten(q.text.strip(), width=max(60, width - 10))))
+    if lead.frames:
+        console.print(Text("Last frames", style="bold"))
+        for f in lead.frames:
+            console.print(Text(f"  {f.file}:{f.lineno} in {f.func}"))
+    if lead.library:
+        console.print(Text.assemble(("Raised in: ", "bold"), lead.where))
+    if lead.search_url:
+        console.print(Text.assemble(("Search its issues: ", "bold"), lead.search_url))
+    console.print(Text("Teach vlkb this failure: vlkb kb new ID --from LOG scaffolds an entry from it.", style="dim"))
+
+
 def _run(console: Console, d: Diagnosis) -> None:
     """What the log says about the run: versions, model, config, each with the line that says it."""
     if not d.run:
@@ -87,10 +104,8 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
                            f"(threshold {d.threshold:.2f}).", style="bold yellow"))
         for s in d.matches:
             console.print(Text(f"  nearest: {s.entry.id} (confidence {s.confidence:.2f})", style="dim"))
-        if root is not None:
-            console.print(Text("Root incident", style="bold"))
-            for line in root.lines[:12]:
-                console.print(Text(f"  {line.lineno}: {line.text}"))
+        if d.lead is not None:
+            _lead(console, d.lead, width)
     if d.seen is not None:
         console.print()
         console.print(Text.assemble(("History: ", "bold"), d.seen.describe()))

@@ -1,0 +1,69 @@
+"""The token that decides which failure a message is, whatever else it shares with another.
+
+`failed (exitcode: -8)` and `failed (exitcode: -9)` are the same line to fuzzy similarity and TF-IDF
+(numbers are masked), but SIGFPE and a host OOM kill are different failures. Likewise a state dict
+whose tensors are ZeRO-3's empty placeholders (`torch.Size([0])`) and one of another vocabulary size,
+or `ImportError` and `KeyError` under similar words. Each kind of token is read from the incident and
+from an entry's canonical messages; where both state tokens of a kind and none agree, similarity
+alone must not name the entry: only its regex can (analyzer/match.py).
+"""
+from __future__ import annotations
+
+import re
+
+SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "IOT": 6, "BUS": 7, "FPE": 8,
+           "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15}
+# what a shell, libc or the kernel prints for a signal, without its number
+_SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus error"), 7),
+                 (re.compile(r"Floating point exception"), 8), (re.compile(r"^Aborted\b|\bAborted \(core dumped\)"), 6),
+                 (re.compile(r"\bKilled\s*$"), 9)]
+_SIGNAL_NUM = re.compile(r"(?:exitcode\s*:\s*|return code = |exit status |exit code )-(\d{1,2})\b|Signal (\d{1,2}) \(SIG")
+_SIGNAL_NAME = re.compile(r"\bSIG([A-Z]{3,4})\b")
+_SHAPE = re.compile(r"torch\.Size\(\[([\d, ]{0,80})\]\)")
+# Python's own exception types, grouped where one is a subclass the other is printed for; a library's
+# type (torch.OutOfMemoryError, a RuntimeError wrapper) is never a reason to disagree
+_BUILTIN = {"TypeError": "TypeError", "AttributeError": "AttributeError", "ImportError": "ImportError",
+            "ModuleNotFoundError": "ImportError", "KeyError": "KeyError", "IndexError": "IndexError",
+            "ValueError": "ValueError", "AssertionError": "AssertionError", "FileNotFoundError": "OSError",
+            "OSError": "OSError", "NotImplementedError": "NotImplementedError", "NameError": "NameError",
+            "ZeroDivisionError": "ZeroDivisionError", "RecursionError": "RecursionError",
+            "UnicodeDecodeError": "UnicodeError", "JSONDecodeError": "ValueError"}
+_EXC = re.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Z]\w*): ")
+
+
+def tokens(text: str, exception: str | None = None) -> dict[str, frozenset]:
+    """Kind -> the defining tokens `text` states: `signal` (numbers), `shape` (empty | sized),
+    `exception` (a builtin type's group)."""
+    out: dict[str, frozenset] = {}
+    sig = {int(a or b) for a, b in _SIGNAL_NUM.findall(text)}
+    sig |= {SIGNALS[n] for n in _SIGNAL_NAME.findall(text) if n in SIGNALS}
+    sig |= {num for pattern, num in _SIGNAL_WORDS if pattern.search(text)}
+    if sig:
+        out["signal"] = frozenset(sig)
+    shapes = _SHAPE.findall(text)
+    if shapes:
+        out["shape"] = frozenset({"empty" if any(s.strip() == "0" for s in shapes) else "sized"})
+    if exception is None:
+        m = _EXC.match(text)
+        exception = m.group(1) if m else None
+    group = _BUILTIN.get((exception or "").rsplit(".", 1)[-1])
+    if group:
+        out["exception"] = frozenset({group})
+    return out
+
+
+def union(many: list[dict[str, frozenset]]) -> dict[str, frozenset]:
+    out: dict[str, set] = {}
+    for toks in many:
+        for kind, values in toks.items():
+            out.setdefault(kind, set()).update(values)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def conflict(incident: dict[str, frozenset], entry: dict[str, frozenset]) -> str | None:
+    """The first kind on which both state tokens and none agree, e.g. "signal 8 vs 9", else None."""
+    for kind, mine in incident.items():
+        theirs = entry.get(kind)
+        if theirs and not mine & theirs:
+            return f"{kind} {','.join(map(str, sorted(mine)))} vs {','.join(map(str, sorted(theirs)))}"
+    return None

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Score vlkb on the field corpus: real logs sampled by project, not by error (data/corpus/field/).
+
+  python scripts/score_field.py                 # both splits, one table each
+  python scripts/score_field.py --split holdout # the figure that means anything
+  python scripts/score_field.py --split dev --verbose   # each miss, for choosing what to build
+
+Each case carries the failure class a reader gave it (`label`: an entry id, a class the KB lacks, or
+"unclear"), whether the run failed, and whether the excerpt holds the line that defines the failure.
+- classifiable: a failed run whose class can be told and whose defining line is in the excerpt;
+- coverage: classifiable cases where vlkb names the right entry (verdict known, entry or family);
+- abstention: classifiable cases of classes the KB lacks that vlkb leaves unknown;
+- confident wrong: failed runs where vlkb names an entry that is not their class;
+- clean on failed: failed runs that vlkb calls clean (no failure found), whatever their class.
+The holdout split is never turned into fixtures nor read while writing patterns (see README.md
+there): only its figure measures the real world.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIELD = ROOT / "data" / "corpus" / "field"
+NOT_A_CLASS = ("unclear", "no-failure")
+
+
+def load_cases(split: str) -> list[dict]:
+    cases = [json.loads(line) for line in (FIELD / "index.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    return [c for c in cases if split == "all" or c["split"] == split]
+
+
+def outcome(engine, case: dict, known_ids: set[str]) -> dict:
+    d = engine.diagnose([str(FIELD / case["file"])], top=3)
+    named = d.matches[0].entry if d.verdict == "known" else None
+    label = case["label"]
+    classifiable = case["failed"] and case["has_error_line"] and label not in NOT_A_CLASS
+    in_kb = label in known_ids
+    right = named is not None and label in (named.id, named.family)
+    return {"case": case, "verdict": d.verdict, "named": named.id if named else None,
+            "classifiable": classifiable, "in_kb": in_kb, "right": right,
+            "wrong": case["failed"] and named is not None and not right and label not in NOT_A_CLASS,
+            "clean": case["failed"] and d.verdict == "clean"}
+
+
+def ratio(a: int, b: int) -> str:
+    return f"{a / b:.3f} ({a}/{b})" if b else "n/a (0/0)"
+
+
+def table(rows: list[dict], title: str) -> list[str]:
+    cls = [r for r in rows if r["classifiable"]]
+    lacking = [r for r in cls if not r["in_kb"]]
+    failed = [r for r in rows if r["case"]["failed"]]
+    return [
+        f"## {title}: {len(rows)} cases, {len(failed)} failed runs, {len(cls)} classifiable "
+        f"({sum(r['in_kb'] for r in cls)} of a class the KB has)",
+        f"coverage         {ratio(sum(r['right'] for r in cls), len(cls))}",
+        f"coverage (KB's)  {ratio(sum(r['right'] for r in cls if r['in_kb']), len(cls) - len(lacking))}",
+        f"abstention       {ratio(sum(r['verdict'] != 'known' for r in lacking), len(lacking))}",
+        f"confident wrong  {ratio(sum(r['wrong'] for r in failed), len(failed))}",
+        f"clean on failed  {ratio(sum(r['clean'] for r in failed), len(failed))}",
+    ]
+
+
+def misses(rows: list[dict]) -> list[str]:
+    out = []
+    for r in rows:
+        c = r["case"]
+        if r["clean"] or r["wrong"] or (r["classifiable"] and not r["right"]):
+            out.append(f"  {c['file']}: label {c['label']}, got {r['verdict']} {r['named'] or ''}  ({c['source']})")
+    return out
+
+
+def classes(rows: list[dict], known_ids: set[str]) -> list[str]:
+    """Classifiable cases per class, most frequent first: what to build next."""
+    count = collections.Counter(r["case"]["label"] for r in rows if r["classifiable"])
+    return [f"  {n:3d}  {label}{'' if label in known_ids else '  (no entry)'}" for label, n in count.most_common()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--split", choices=("dev", "holdout", "all"), default=None,
+                    help="one split (default: dev and holdout, each on its own)")
+    ap.add_argument("--verbose", action="store_true", help="list each miss (never use it on holdout to write patterns)")
+    ap.add_argument("--classes", action="store_true", help="classifiable cases per class")
+    a = ap.parse_args(argv)
+    from vlkb.analyzer.diagnose import Engine
+
+    engine = Engine.load()
+    known_ids = {e.id for e in engine.entries} | {e.family for e in engine.entries}
+    for split in ([a.split] if a.split else ["dev", "holdout"]):
+        rows = [outcome(engine, c, known_ids) for c in load_cases(split)]
+        print("\n".join(table(rows, split)))
+        if a.classes:
+            print("\n".join(classes(rows, known_ids)))
+        if a.verbose:
+            print("\n".join(misses(rows)))
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
