@@ -60,7 +60,8 @@ class Engine:
         self.calibration = calibration
         self.matcher = Matcher(entries, idf, vectors, calibration)
         self._silent_phrases = [t for e in entries if e.silent for t in e.triggers]
-        phrases = sorted({t for e in entries for t in e.triggers})
+        # a silent entry's phrases find its warnings among incidents; they never make a failure
+        phrases = sorted({t for e in entries if not e.silent for t in e.triggers})
         self.signature = re.compile("|".join(map(re.escape, phrases))) if phrases else None
         self.trigger = Trigger(re.compile(b"|".join(
             [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)])))

@@ -37,6 +37,10 @@ NCCL_ABORT = re.compile(
     r"|^Fatal Python error: Aborted"
 )
 
+# An NCCL error of the rank's own (a CUDA or system error inside NCCL, invalid usage), as opposed to
+# a timeout or a peer that went away: it competes with a traceback cut before its exception by position.
+NCCL_OWN = re.compile(r"(?:nccl\w*Error|NCCL error)(?!.{0,200}(?:remote process exited|Connection reset|Connection closed))")
+
 # Lower is elected first.
 _CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "launcher": 5, "warning": 6}
 
@@ -128,6 +132,8 @@ def elect(incidents: list[Incident]) -> list[Incident]:
         klass = _CLASS[inc.kind]
         if klass in (0, 2) and inc.cascade:
             klass = 5
+        elif inc.kind == "nccl" and NCCL_OWN.search(inc.first.text):
+            klass = 1
         elif klass == 0 and inc.truncated:
             klass = 1
         named = 0 if root_rank is not None and _has_rank(inc, root_rank) else 1

@@ -7,12 +7,14 @@ import re
 
 # ---- tracebacks ------------------------------------------------------------------------------
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
-FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$')
+FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$'
+                   # IPython 8: "File /env/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, ...)"
+                   r'|^File (?P<ifile>/[^\s:]{1,400}\.pyx?):(?P<iline>\d+), in (?P<ifunc>[\w.<>]{1,200})\(')
 # rich's traceback handler (ColossalAI, accelerate): "│ /path/x.py:251 in set_l2_norm   │"
 RICH_FRAME = re.compile(r"^[│|]\s*(?P<file>[^\s│|]+\.pyx?):(?P<line>\d+)\s+in\s*(?P<func>[^\s│|]*)")
 RICH_BOX = re.compile(r"^\s*[│╭╰|]")
 # a rich frame that names a file by its path: one opens a traceback even when the box's top was cut off
-RICH_PATH_FRAME = re.compile(r"^│\s*(?P<file>/[^\s│]+\.pyx?):(?P<line>\d+)\s+in\s*(?P<func>[^\s│]*)")
+RICH_PATH_FRAME = re.compile(r"^│\s*(?P<file>/[^\s│]+\.pyx?):(?P<line>\d+)(?:\s+in\s*(?P<func>[^\s│]*))?")
 # IPython/Jupyter: "NameError                                 Traceback (most recent call last)"
 IPYTHON_HEADER = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))\s{2,}Traceback \(most recent call last\)")
 RICH_WRAPPED_FUNC = re.compile(r"^[│|]\s*([A-Za-z_<][\w<>]*)\s*[│|]\s*$")
@@ -57,12 +59,13 @@ STANDALONE = [
         r"|\bKilled\s*$|killed by signal|Out of memory: Kill(?:ed)? process|exits with return code = -\d+"
         r"|Segmentation fault|Bus error|Floating point exception|^(?:\S+: line \d+: +\d+ +)?Aborted\b"
         r"|core dumped|^Fatal Python error: |^terminate called after throwing an instance of"
+        r"|\*\*\* SIG[A-Z]{3,5} (?:received|\(@)"  # absl/glog failure handlers (Ray, TensorFlow, Paddle)
     )),
     # launchers reporting that a child failed (cascade unless nothing else explains it)
     ("launcher", re.compile(
         r"Sending process \d+ closing signal SIG\w+|failed \(exitcode: -?\d+\) local_rank"
         r"|exits with return code|returned non-zero exit status|Received (?:Signals\.)?SIG(?:TERM|INT) death signal"
-        r"|Killing subprocess \d+"
+        r"|Killing subprocess \d+|^Exit code: [1-9]\d*\s*$"  # ColossalAI's launcher after a failed torchrun
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
@@ -79,6 +82,14 @@ STANDALONE = [
         r"^CUDA error: |CUDA out of memory|Assertion `.{0,300}` failed\.|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
         r"|^\s*size mismatch for \S+: copying a param with shape|\bundefined symbol: \w"
         r"|Failed to import \S+ because of the following error"
+        r"|The actor (?:is dead because|died unexpectedly)|\bActorDiedError\b"  # Ray: a worker process died
+        r"|^CUDA SETUP: Problem: "  # bitsandbytes could not load its CUDA library
+    )),
+    # a training loss of exactly zero (HF Trainer/TRL/LLaMA-Factory/ms-swift dicts, the train-metrics
+    # summary, kohya's postfix): not a failure, a sign the run learns nothing (silent entries decide)
+    ("warning", re.compile(
+        r"""['"](?:train_)?loss['"]\s*:\s*0(?:\.0+)?\s*[,}]|^\s*train_loss\s{0,40}=\s{0,40}0(?:\.0+)?\s*$"""
+        r"|[\s,(]avr_loss=0(?:\.0+)?\]"
     )),
     ("warning", re.compile(
         r"None of the inputs have requires_grad=True|\bOVERFLOW!|Gradient overflow\.\s+Skipping step"
@@ -98,5 +109,6 @@ TRIGGER = re.compile(
     rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
     rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
-    rb"|undefined symbol|Failed to import|" + "│ /".encode()  # a rich frame naming its file
+    rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|CUDA SETUP: Problem|'loss': 0|\"loss\": 0|train_loss|avr_loss=0"
+    rb"|" + "│ /".encode()  # a rich frame naming its file
 )

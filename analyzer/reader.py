@@ -194,11 +194,22 @@ def wide_encoding(head: bytes) -> str | None:
     that encoding (an invalid UTF-8 log may begin with the same bytes by chance)."""
     for bom, enc in BOMS:
         if head.startswith(bom):
-            text = head[len(bom):len(bom) + SNIFF].decode(enc, errors="replace")
-            if "\n" in text and text.count("\ufffd") <= len(text) // 100:
+            body = head[len(bom):len(bom) + SNIFF]
+            newline = "\n".encode(enc)
+            text = body.decode(enc, errors="replace")
+            lines_align = any(i % len(bom) == 0 for i in _finds(body, newline))
+            if lines_align and text.count("\ufffd") <= len(text) // 100:
                 return enc
             return None
     return None
+
+
+def _finds(data: bytes, needle: bytes, limit: int = 64):
+    """Offsets of `needle` in `data` (the first `limit`)."""
+    at = data.find(needle)
+    while at >= 0 and limit:
+        yield at
+        at, limit = data.find(needle, at + 1), limit - 1
 
 
 def binary_reason(head: bytes) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import patterns as P
 from .memo import Memo
@@ -28,6 +28,8 @@ class _Open:
     msg_lines: int = 0
     in_box: bool = False  # inside a rich traceback box
     pending_func: list = field(default_factory=list)
+    ipython: bool = False  # IPython's traceback: blank lines between frames, the exception at the end
+    prefix: str = ""  # the shape of a job runner's prefix before "Traceback", digits as 0: stripped from its lines
 
 
 def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
@@ -94,17 +96,20 @@ class RecordParser:
 
     def _classify(self, line: Line) -> Incident | str | None:
         text = line.text
-        if P.TRACEBACK.search(text):
+        found = P.TRACEBACK.search(text)
+        if found:
             inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
             m = P.IPYTHON_HEADER.match(text)
             if m:  # IPython names the exception first; its message comes at the end
                 inc.chain.append(Exc(m.group("type"), "", line))
-            self._open[line.stream] = _Open(inc, "frames", in_box=text.lstrip()[:1] in "╭│|")
+            self._open[line.stream] = _Open(inc, "frames", in_box=text.lstrip()[:1] in "╭│|─",
+                                            ipython=m is not None, prefix=_prefix_shape(text[:found.start()]))
             return
-        if P.RICH_PATH_FRAME.match(text):  # a rich traceback box whose top the excerpt lost
-            inc = Incident(kind="traceback", lines=[], ranks=_ranks(line))
-            self._open[line.stream] = op = _Open(inc, "frames", in_box=True)
-            self._in_frames(op, line)
+        m = P.RICH_PATH_FRAME.match(text)
+        if m:  # a rich traceback box whose top the excerpt lost
+            frame = Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip())
+            inc = Incident(kind="traceback", lines=[line], frames=[frame], ranks=_ranks(line))
+            self._open[line.stream] = _Open(inc, "frames", in_box=True)
             return
         if P.FRAME.match(text):  # frames whose "Traceback" header the excerpt or interleaving lost
             inc = Incident(kind="traceback", lines=[], ranks=_ranks(line))
@@ -133,6 +138,8 @@ class RecordParser:
 
     # ---- continuing records: return False when the line does not belong here -----------------
     def _continue(self, op: _Open, line: Line) -> bool:
+        if op.prefix and _prefix_shape(line.text[:len(op.prefix)]) == op.prefix:
+            line = replace(line, text=line.text[len(op.prefix):])
         handler = {"frames": self._in_frames, "message": self._in_message,
                    "after": self._after_message, "chain": self._in_chain}[op.state]
         return handler(op, line)
@@ -145,7 +152,9 @@ class RecordParser:
             return False
         m = P.FRAME.match(text) or (op.in_box and P.RICH_FRAME.match(text))
         if m:
-            inc.frames.append(Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip()))
+            g = m.groupdict()
+            inc.frames.append(Frame(g["file"] or g.get("ifile"), int(g["line"] or g.get("iline")),
+                                    (g["func"] or g.get("ifunc") or "").strip()))
             self._add(op, line)
             return True
         if op.in_box and P.RICH_BOX.match(text):
@@ -161,10 +170,10 @@ class RecordParser:
             self._add(op, line)
             op.state, op.msg_lines = "message", 0
             return True
-        if text.strip() == "" and len(inc.lines) > 1 and not inc.frames:
+        if text.strip() == "" and len(inc.lines) > 1 and not inc.frames and not op.ipython:
             self._finish(op)
             return False
-        if inc.frames and (P.RECORD_START.match(text) or _standalone_kind(text, warnings=False)):
+        if (inc.frames or op.ipython) and (P.RECORD_START.match(text) or _standalone_kind(text, warnings=False)):
             self._finish(op)  # the process stopped mid-traceback, or the excerpt did
             return False
         self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
@@ -244,6 +253,18 @@ class RecordParser:
         _read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)
+
+
+_DIGITS = re.compile(r"\d")
+
+
+def _prefix_shape(head: str) -> str:
+    """A job runner's prefix on every line (`2023-04-29 06:01:12.977 [177/train/578 (pid 1)] [id] `),
+    digits masked, so the traceback's own lines can be read under it; "" when there is none to strip.
+    Rank prefixes were already removed, and an indented or boxed header has no prefix."""
+    if len(head) < 8 or not head.endswith(" ") or head[0] in " │╭|─" or "─" in head:
+        return ""
+    return _DIGITS.sub("0", head)
 
 
 def _standalone_kind(text: str, warnings: bool) -> str | None:

@@ -30,7 +30,8 @@ _RANK_SRUN = re.compile(r"^ {0,3}(\d{1,4}): ")
 _HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*\d[\w.-]*): ")
 #   YAML keys that carry a digit are not hosts either ("bf16: true", "fp16: false"); host names
 #   have no underscore (RFC 952), config keys usually do ("ds_z3: ...").
-_NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|_|^(?:bf|fp|tf|int|uint)\d+$)", re.I)
+#   Ascend CANN error codes ("EH9999: Inner Error!") are not hosts either.
+_NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|_|^(?:bf|fp|tf|int|uint)\d+$|^E[A-Z]\d{4}$)", re.I)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,119 @@
+"""A failure is found without the KB, and the cascade never wins over it (issue 13, parts 2, 3, 5, 6).
+
+Inputs are real logs: KB fixtures and unknown fixtures, whole or re-encoded, and the cascade lines
+real runs print after them."""
+import codecs
+
+import pytest
+
+from vlkb.analyzer import defining
+from vlkb.analyzer.lead import library_of, search_terms
+from vlkb.kb import fixtures as fx
+from vlkb.kb.loader import shipped_dir
+
+UNKNOWN = sorted(fx.unknown_dir().glob("*.log"))
+NCCL = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log")
+ZERO = fx.parse(shipped_dir() / "zero-grad-reduced-twice" / "zero-grad-reduced-twice.pos-ms-swift-dpo-minicpmv.log")
+SIGKILL = fx.parse(shipped_dir() / "host-oom-sigkill" / "host-oom-sigkill.pos-minicpmv-lora-killed.log")
+# what torchrun prints for the other ranks once one failed (torch/distributed/elastic/multiprocessing/api.py)
+SIGTERM = "W1206 18:44:13.000000 140 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 2607 closing signal SIGTERM"
+
+
+def _write(tmp_path, name, text, encoding="utf-8", bom=b""):
+    path = tmp_path / name
+    path.write_bytes(bom + text.encode(encoding))
+    return path
+
+
+@pytest.mark.parametrize("log", UNKNOWN, ids=lambda p: p.name)
+def test_an_unknown_failure_stays_the_root_before_an_nccl_cascade(engine, tmp_path, log):
+    """The first real failure is unrecognised: the answer is unknown with it as the root, not the
+    watchdog timeouts and SIGTERM notices that followed it."""
+    alone = engine.diagnose([str(_write(tmp_path, "alone.log", fx.parse(log).text))])
+    text = fx.parse(log).text + NCCL.text + "\n" + SIGTERM + "\n"
+    d = engine.diagnose([str(_write(tmp_path, "cascade.log", text))])
+    assert d.verdict == "unknown", [(s.entry.id, s.confidence) for s in d.matches]
+    assert d.root.summary == alone.root.summary
+    assert all(s.entry.id != "nccl-timeout" for s in d.matches)
+
+
+def test_an_nccl_timeout_is_named_when_nothing_failed_first(engine, tmp_path):
+    d = engine.diagnose([str(_write(tmp_path, "t.log", NCCL.text + SIGTERM + "\n"))])
+    assert d.verdict == "known" and d.matches[0].entry.id == "nccl-timeout"
+
+
+@pytest.mark.parametrize("encoding,bom", [("utf-16-le", codecs.BOM_UTF16_LE), ("utf-16-be", codecs.BOM_UTF16_BE),
+                                          ("utf-32-le", codecs.BOM_UTF32_LE)])
+def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom):
+    """PowerShell's `>` writes UTF-16 LE with a BOM; the diagnosis and line numbers are unchanged."""
+    plain = engine.diagnose([str(_write(tmp_path, "u8.log", ZERO.text))])
+    wide = engine.diagnose([str(_write(tmp_path, "wide.log", ZERO.text, encoding, bom))])
+    assert (wide.verdict, wide.matches[0].entry.id) == (plain.verdict, plain.matches[0].entry.id)
+    assert wide.root.first.lineno == plain.root.first.lineno
+    assert any(encoding.upper() in note for note in wide.stats.notes)
+
+
+@pytest.mark.parametrize("line", [
+    # each printed by a real run: torchrun, a CUDA kernel, torch's load_state_dict, libc
+    "failed (exitcode: -7) local_rank: 0 (pid: 1235) of binary: /usr/bin/python",
+    "/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+    "thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+    "\tsize mismatch for lm_head.weight: copying a param with shape torch.Size([32101, 768]) from checkpoint, "
+    "the shape in current model is torch.Size([32128, 768]).",
+    "Segmentation fault (core dumped)",
+    "Bus error (core dumped)",
+    "Floating point exception (core dumped)",
+])
+def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
+    d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
+    assert d.verdict in ("known", "unknown") and d.root is not None and d.root.first.lineno == 2
+
+
+def test_sigterm_notices_alone_are_a_failure_but_cascade(engine, tmp_path):
+    d = engine.diagnose([str(_write(tmp_path, "t.log", SIGTERM + "\n" + SIGTERM.replace("2607", "2608") + "\n"))])
+    assert d.verdict == "unknown" and d.root.cascade
+
+
+def test_the_kill_wins_over_the_sigterm_of_its_peers(engine, tmp_path):
+    d = engine.diagnose([str(_write(tmp_path, "k.log", SIGTERM + "\n" + SIGKILL.text))])
+    assert d.verdict == "known" and d.matches[0].entry.id == "host-oom-sigkill"
+
+
+@pytest.mark.parametrize("a,b,clash", [
+    ("failed (exitcode: -8) local_rank: 0 (pid: 1)", "failed (exitcode: -9) local_rank: 1 (pid: 1168)", "signal 8 vs 9"),
+    ("traceback : Signal 7 (SIGBUS) received by PID 2198", "terminated with signal SIGKILL", "signal 7 vs 9"),
+    ("size mismatch for w: copying a param with shape torch.Size([32101, 768]) from checkpoint",
+     "size mismatch for w: copying a param with shape torch.Size([768, 768]) from checkpoint, the shape in current "
+     "model is torch.Size([0]).", "shape sized vs empty"),
+    ("ImportError: cannot import name 'x' from 'y'", "KeyError: 'qwen2_vl'", "exception ImportError vs KeyError"),
+    ("ModuleNotFoundError: No module named 'x'", "ImportError: cannot import name 'x'", None),
+    ("torch.OutOfMemoryError: CUDA out of memory.", "RuntimeError: CUDA out of memory.", None),
+])
+def test_defining_tokens(a, b, clash):
+    assert defining.conflict(defining.tokens(a), defining.tokens(b)) == clash
+
+
+def test_the_lead_names_the_library_that_raised(engine):
+    log = fx.unknown_dir() / "meta-tensor-copy.log"
+    d = engine.diagnose([str(log)])
+    assert d.verdict == "unknown" and d.lead is not None
+    assert d.lead.quoted is d.root.quoted
+    if d.lead.library:
+        assert d.lead.search_url.startswith("https://github.com/") and "is%3Aissue" in d.lead.search_url
+
+
+def test_library_of_skips_torch_plumbing_under_a_library():
+    from vlkb.analyzer.model import Frame
+    frames = [Frame("/env/lib/python3.10/site-packages/transformers/trainer.py", 1, "train"),
+              Frame("/env/lib/python3.10/site-packages/torch/nn/modules/module.py", 2, "_call_impl")]
+    assert library_of(frames) == "transformers"
+    assert library_of(frames[1:]) == "torch"
+    assert library_of([Frame("/home/u/train.py", 3, "main")]) is None
+
+
+def test_search_terms_drop_paths_numbers_and_ids():
+    from vlkb.analyzer.model import Exc, Incident, Line
+    line = Line("x.log", 1, "x")
+    inc = Incident("traceback", [line], chain=[Exc("ValueError", "Unrecognized configuration class <class "
+                   "'transformers.models.qwen2_vl.configuration_qwen2_vl.Qwen2VLConfig'> for /opt/x 12", line)])
+    assert search_terms(inc) == "ValueError Unrecognized configuration class for"
