@@ -15,9 +15,12 @@ SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "IOT":
            "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15}
 # what a shell, libc or the kernel prints for a signal, without its number
 _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus error"), 7),
-                 (re.compile(r"Floating point exception"), 8), (re.compile(r"^Aborted\b|\bAborted \(core dumped\)"), 6),
-                 (re.compile(r"\bKilled\s*$"), 9)]
-_SIGNAL_NUM = re.compile(r"(?:exitcode\s*:\s*|return code = |exit status |exit code )-(\d{1,2})\b|Signal (\d{1,2}) \(SIG")
+                 (re.compile(r"Floating point exception"), 8), (re.compile(r"\bKilled\s*$"), 9),
+                 # the shell's notice, glibc's, and std::terminate, which aborts (the NCCL watchdog's way out)
+                 (re.compile(r"^(?:\S+: line \d+: +\d+ +)?Aborted\b|\bAborted \(core dumped\)|^Fatal Python error: Aborted"
+                             r"|terminate called after throwing"), 6)]
+_SIGNAL_NUM = re.compile(r"(?:exitcode\s*:\s*|return code = |exit status |exit code )-(\d{1,2})\b|Signal (\d{1,2}) \(SIG"
+                         r"|got signal: (\d{1,2})\b")  # torchrun's SignalException
 _SIGNAL_NAME = re.compile(r"\bSIG([A-Z]{3,4})\b")
 _SHAPE = re.compile(r"torch\.Size\(\[([\d, ]{0,80})\]\)")
 # Python's own exception types, grouped where one is a subclass the other is printed for; a library's
@@ -35,9 +38,7 @@ def tokens(text: str, exception: str | None = None) -> dict[str, frozenset]:
     """Kind -> the defining tokens `text` states: `signal` (numbers), `shape` (empty | sized),
     `exception` (a builtin type's group)."""
     out: dict[str, frozenset] = {}
-    sig = {int(a or b) for a, b in _SIGNAL_NUM.findall(text)}
-    sig |= {SIGNALS[n] for n in _SIGNAL_NAME.findall(text) if n in SIGNALS}
-    sig |= {num for pattern, num in _SIGNAL_WORDS if pattern.search(text)}
+    sig = signals(text)
     if sig:
         out["signal"] = frozenset(sig)
     shapes = _SHAPE.findall(text)
@@ -50,6 +51,14 @@ def tokens(text: str, exception: str | None = None) -> dict[str, frozenset]:
     if group:
         out["exception"] = frozenset({group})
     return out
+
+
+def signals(text: str) -> frozenset[int]:
+    """The signal numbers `text` says a process died of: `exitcode: -7`, `SIGBUS`, `Bus error`, ..."""
+    sig = {int(next(filter(None, groups))) for groups in _SIGNAL_NUM.findall(text)}
+    sig |= {SIGNALS[n] for n in _SIGNAL_NAME.findall(text) if n in SIGNALS}
+    sig |= {num for pattern, num in _SIGNAL_WORDS if pattern.search(text)}
+    return frozenset(sig)
 
 
 def union(many: list[dict[str, frozenset]]) -> dict[str, frozenset]:

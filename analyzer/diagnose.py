@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field
 
 from . import tfidf
-from .lead import Lead, lead
 from .elect import Collector, elect
 from .facts import FactSheet, trigger_pieces
+from .lead import Lead, lead
 from .match import Calibration, Matcher, Scored
 from .model import Incident, Line
 from .patterns import TRIGGER

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from . import defining
 from .memo import Memo
 from .model import Incident, Line
 from .textnorm import canon
@@ -26,16 +27,10 @@ CASCADE = re.compile(
 )
 # A rank stopped by its launcher because another one failed: SIGTERM (15) or SIGINT (2). Any other
 # signal is a death of its own (-9 host OOM, -7 SIGBUS, -11 SIGSEGV, ...).
-STOPPED = re.compile(
-    r"exitcode\s*:\s*-(?:15|2)\b|Signal (?:15|2) \(SIG|terminated with signal SIG(?:TERM|INT)\b"
-    r"|return code = -(?:15|2)\b|got signal: (?:15|2)\b"
-)
-# How the NCCL watchdog ends a process after a timeout or a communicator error: c10 throws from the
-# watchdog thread and the process aborts (SIGABRT). After an NCCL failure these are its cascade.
-NCCL_ABORT = re.compile(
-    r"exitcode\s*:\s*-6\b|Signal 6 \(SIGABRT\)|SIGABRT|return code = -6\b|Aborted\b|terminate called after throwing"
-    r"|^Fatal Python error: Aborted"
-)
+STOPPED = frozenset({2, 15})
+# SIGABRT is how the NCCL watchdog ends a process after a timeout or a communicator error (c10 throws
+# from the watchdog thread and std::terminate aborts): after an NCCL failure it is its cascade.
+ABORT = 6
 
 # An NCCL error of the rank's own (a CUDA or system error inside NCCL, invalid usage), as opposed to
 # a timeout or a peer that went away: it competes with a traceback cut before its exception by position.
@@ -109,7 +104,7 @@ def is_cascade(inc: Incident) -> bool:
     if inc.kind in ("nccl", "launcher"):
         return True
     if inc.kind == "signal":
-        return any(STOPPED.search(line.text) for line in inc.lines[:4])
+        return any((sig := defining.signals(line.text)) and sig <= STOPPED for line in inc.lines[:4])
     text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text]))
     if CASCADE.search(text):
         return True
@@ -167,7 +162,7 @@ def _earliest_across_files(ordered: list[Incident], rank) -> list[Incident]:
 
 
 def _aborted(inc: Incident) -> bool:
-    return any(NCCL_ABORT.search(line.text) for line in inc.lines[:4])
+    return any(ABORT in defining.signals(line.text) for line in inc.lines[:4])
 
 
 def _rank_order(who: str) -> tuple:

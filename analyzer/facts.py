@@ -35,6 +35,13 @@ _LIBS = {
     "liger-kernel": "liger_kernel", "liger_kernel": "liger_kernel",
 }
 _LIB_NAMES = "|".join(sorted(map(re.escape, _LIBS), key=len, reverse=True))
+
+
+def version_fact(name: str) -> str:
+    """The fact key a library's version is read into: `version.ms_swift` for "ms-swift" or "swift"."""
+    name = name.lower()
+    return f"version.{_LIBS.get(name, name)}"
+
 _VER = r"(?P<v>\d+(?:\.[\w+]+)+)"
 VERSIONS = [
     re.compile(rf"^\s*-\s*`?(?P<name>{_LIB_NAMES})`?\s+version:\s*{_VER}", re.I),  # llamafactory-cli env
@@ -180,7 +187,7 @@ class FactSheet:
         for pattern in VERSIONS:
             m = pattern.search(text)
             if m:
-                self._add(f"version.{_LIBS[m.group('name').lower()]}", m.group("v").rstrip("."), line)
+                self._add(version_fact(m.group('name')), m.group("v").rstrip("."), line)
         for key, pattern, kind in CONFIG:
             if key not in self.facts:
                 m = pattern.search(text)

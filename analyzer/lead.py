@@ -10,43 +10,44 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote_plus
 
+from .facts import version_fact
 from .model import Frame, Incident, Line
 
-# import name -> (GitHub repository, the fact key vlkb reads its version into)
+# import name -> its GitHub repository (the version's fact key is facts.version_fact(name))
 LIBRARIES = {
-    "torch": ("pytorch/pytorch", "version.torch"),
-    "transformers": ("huggingface/transformers", "version.transformers"),
-    "peft": ("huggingface/peft", "version.peft"),
-    "trl": ("huggingface/trl", "version.trl"),
-    "accelerate": ("huggingface/accelerate", "version.accelerate"),
-    "datasets": ("huggingface/datasets", "version.datasets"),
-    "tokenizers": ("huggingface/tokenizers", "version.tokenizers"),
-    "safetensors": ("huggingface/safetensors", "version.safetensors"),
-    "huggingface_hub": ("huggingface/huggingface_hub", "version.huggingface_hub"),
-    "deepspeed": ("deepspeedai/DeepSpeed", "version.deepspeed"),
-    "llamafactory": ("hiyouga/LLaMA-Factory", "version.llamafactory"),
-    "swift": ("modelscope/ms-swift", "version.ms_swift"),
-    "colossalai": ("hpcaitech/ColossalAI", "version.colossalai"),
-    "bitsandbytes": ("bitsandbytes-foundation/bitsandbytes", "version.bitsandbytes"),
-    "flash_attn": ("Dao-AILab/flash-attention", "version.flash_attn"),
-    "vllm": ("vllm-project/vllm", "version.vllm"),
-    "verl": ("volcengine/verl", "version.verl"),
-    "openrlhf": ("OpenRLHF/OpenRLHF", "version.openrlhf"),
-    "unsloth": ("unslothai/unsloth", "version.unsloth"),
-    "unsloth_zoo": ("unslothai/unsloth-zoo", "version.unsloth_zoo"),
-    "axolotl": ("axolotl-ai-cloud/axolotl", "version.axolotl"),
-    "torchtune": ("pytorch/torchtune", "version.torchtune"),
-    "lightning": ("Lightning-AI/pytorch-lightning", "version.lightning"),
-    "pytorch_lightning": ("Lightning-AI/pytorch-lightning", "version.pytorch_lightning"),
-    "nemo": ("NVIDIA/NeMo", "version.nemo"),
-    "megatron": ("NVIDIA/Megatron-LM", "version.megatron"),
-    "xtuner": ("InternLM/xtuner", "version.xtuner"),
-    "xformers": ("facebookresearch/xformers", "version.xformers"),
-    "triton": ("triton-lang/triton", "version.triton"),
-    "liger_kernel": ("linkedin/Liger-Kernel", "version.liger_kernel"),
-    "qwen_vl_utils": ("QwenLM/Qwen2.5-VL", "version.qwen_vl_utils"),
-    "torch_npu": ("Ascend/pytorch", "version.torch_npu"),
-    "mmengine": ("open-mmlab/mmengine", "version.mmengine"),
+    "torch": "pytorch/pytorch",
+    "transformers": "huggingface/transformers",
+    "peft": "huggingface/peft",
+    "trl": "huggingface/trl",
+    "accelerate": "huggingface/accelerate",
+    "datasets": "huggingface/datasets",
+    "tokenizers": "huggingface/tokenizers",
+    "safetensors": "huggingface/safetensors",
+    "huggingface_hub": "huggingface/huggingface_hub",
+    "deepspeed": "deepspeedai/DeepSpeed",
+    "llamafactory": "hiyouga/LLaMA-Factory",
+    "swift": "modelscope/ms-swift",
+    "colossalai": "hpcaitech/ColossalAI",
+    "bitsandbytes": "bitsandbytes-foundation/bitsandbytes",
+    "flash_attn": "Dao-AILab/flash-attention",
+    "vllm": "vllm-project/vllm",
+    "verl": "volcengine/verl",
+    "openrlhf": "OpenRLHF/OpenRLHF",
+    "unsloth": "unslothai/unsloth",
+    "unsloth_zoo": "unslothai/unsloth-zoo",
+    "axolotl": "axolotl-ai-cloud/axolotl",
+    "torchtune": "pytorch/torchtune",
+    "lightning": "Lightning-AI/pytorch-lightning",
+    "pytorch_lightning": "Lightning-AI/pytorch-lightning",
+    "nemo": "NVIDIA/NeMo",
+    "megatron": "NVIDIA/Megatron-LM",
+    "xtuner": "InternLM/xtuner",
+    "xformers": "facebookresearch/xformers",
+    "triton": "triton-lang/triton",
+    "liger_kernel": "linkedin/Liger-Kernel",
+    "qwen_vl_utils": "QwenLM/Qwen2.5-VL",
+    "torch_npu": "Ascend/pytorch",
+    "mmengine": "open-mmlab/mmengine",
 }
 _SITE = re.compile(r"[\\/](?:site|dist)-packages[\\/](\w+)")
 # what a search for the message should not carry: paths, numbers, ids, long quoted values
@@ -88,8 +89,8 @@ def search_terms(inc: Incident) -> str:
 
 def lead(inc: Incident, facts: dict) -> Lead:
     library = library_of(inc.frames)
-    repo, key = LIBRARIES.get(library or "", (None, None))
-    fact = facts.get(key) if key else None
+    repo = LIBRARIES.get(library or "")
+    fact = facts.get(version_fact(library)) if library else None
     terms = search_terms(inc)
     url = f"https://github.com/{repo}/issues?q={quote_plus('is:issue ' + terms)}" if repo and terms else None
     return Lead(inc.quoted, inc.frames[-MAX_FRAMES:], library, fact.value if fact else None, url)

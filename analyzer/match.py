@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 from . import defining, tfidf
 from .conditions import verdicts
 from .model import Incident, Line
-from .patterns import FRAME
+from .patterns import frame_match
 from .textnorm import canon
 from .trigger import ahocorasick_rs
 
@@ -232,7 +232,7 @@ class Matcher:
         if not hit:
             return Signal("frames", 0.0)
         funcs = {h.split(":")[-1] for h in hit}
-        lines = [l for l in inc.lines if (m := FRAME.match(l.text)) and (m.group("func") or m.group("ifunc") or "") in funcs][:3]
+        lines = [l for l in inc.lines if (m := frame_match(l.text)) and (m.group("func") or "") in funcs][:3]
         return Signal("frames", round(len(hit) / len(entry.frames), 4), ", ".join(hit), lines)
 
     @staticmethod

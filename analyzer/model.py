@@ -122,5 +122,7 @@ class Incident:
         if self.truncated:
             last = self.frames[-1] if self.frames else None
             return f"traceback cut before its exception (last frame {last.basename}:{last.func})" if last else "traceback"
-        head = (self.message.splitlines() or [""])[0] if self.message else ("" if self.exception else self.first.text)
-        return " ".join((f"{self.exception}: {head}" if self.exception and head else self.exception or head).split())
+        head = (self.message.splitlines() or [""])[0]
+        if self.exception:  # a bare `AssertionError` is quoted as its type alone
+            return " ".join((f"{self.exception}: {head}" if head else self.exception).split())
+        return " ".join((head if self.message else self.first.text).split())

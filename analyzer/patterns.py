@@ -7,9 +7,16 @@ import re
 
 # ---- tracebacks ------------------------------------------------------------------------------
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
-FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$'
-                   # IPython 8: "File /env/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, ...)"
-                   r'|^File (?P<ifile>/[^\s:]{1,400}\.pyx?):(?P<iline>\d+), in (?P<ifunc>[\w.<>]{1,200})\(')
+FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$')
+# IPython 8: "File /env/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, ...)"
+IPYTHON_FRAME = re.compile(r"^File (?P<file>/[^\s:]{1,400}\.pyx?):(?P<line>\d+), in (?P<func>[\w.<>]{1,200})\(")
+
+
+def frame_match(text: str) -> re.Match | None:
+    """A frame line as Python or IPython prints it, with the groups file, line and func."""
+    return FRAME.match(text) or IPYTHON_FRAME.match(text)
+
+
 # rich's traceback handler (ColossalAI, accelerate): "│ /path/x.py:251 in set_l2_norm   │"
 RICH_FRAME = re.compile(r"^[│|]\s*(?P<file>[^\s│|]+\.pyx?):(?P<line>\d+)\s+in\s*(?P<func>[^\s│|]*)")
 RICH_BOX = re.compile(r"^\s*[│╭╰|]")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import os
+import re
 import sys
 import zlib
 from collections.abc import Iterator
@@ -84,10 +85,10 @@ def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int]]:
         if head.startswith(GZIP_MAGIC):
             stream = gzip.GzipFile(fileobj=_Prepend(head, raw))
             head = _read(stream, SNIFF, source)
-        encoding = wide_encoding(head)
-        if encoding:
-            stream = _Transcode(_Prepend(head[len(codecs.BOM_UTF32_LE if "32" in encoding else codecs.BOM_UTF16_LE):],
-                                         stream), encoding)
+        wide = wide_encoding(head)
+        if wide:
+            bom, encoding = wide
+            stream = _Transcode(_Prepend(head[len(bom):], stream), encoding)
             stats.notes.append(f"{source.label}: decoded from {encoding.upper()} (byte-order mark)")
             head = _read(stream, SNIFF, source)
         reason = binary_reason(head)
@@ -189,27 +190,16 @@ def _read(stream: BinaryIO, size: int, source: Source, stats: ReadStats | None =
         raise InputError(f"{source.label}: read failed ({err.strerror or err})") from None
 
 
-def wide_encoding(head: bytes) -> str | None:
-    """The UTF-16/32 encoding a byte-order mark announces, when the text after it reads as lines in
+def wide_encoding(head: bytes) -> tuple[bytes, str] | None:
+    """(byte-order mark, encoding) of a UTF-16/32 log, when the text after the mark reads as lines in
     that encoding (an invalid UTF-8 log may begin with the same bytes by chance)."""
     for bom, enc in BOMS:
         if head.startswith(bom):
             body = head[len(bom):len(bom) + SNIFF]
-            newline = "\n".encode(enc)
             text = body.decode(enc, errors="replace")
-            lines_align = any(i % len(bom) == 0 for i in _finds(body, newline))
-            if lines_align and text.count("\ufffd") <= len(text) // 100:
-                return enc
-            return None
+            aligned = any(m.start() % len(bom) == 0 for m in re.finditer(re.escape("\n".encode(enc)), body))
+            return (bom, enc) if aligned and text.count("\ufffd") <= len(text) // 100 else None
     return None
-
-
-def _finds(data: bytes, needle: bytes, limit: int = 64):
-    """Offsets of `needle` in `data` (the first `limit`)."""
-    at = data.find(needle)
-    while at >= 0 and limit:
-        yield at
-        at, limit = data.find(needle, at + 1), limit - 1
 
 
 def binary_reason(head: bytes) -> str | None:

@@ -107,11 +107,10 @@ class RecordParser:
             return
         m = P.RICH_PATH_FRAME.match(text)
         if m:  # a rich traceback box whose top the excerpt lost
-            frame = Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip())
-            inc = Incident(kind="traceback", lines=[line], frames=[frame], ranks=_ranks(line))
+            inc = Incident(kind="traceback", lines=[line], frames=[_frame(m)], ranks=_ranks(line))
             self._open[line.stream] = _Open(inc, "frames", in_box=True)
             return
-        if P.FRAME.match(text):  # frames whose "Traceback" header the excerpt or interleaving lost
+        if P.frame_match(text):  # frames whose "Traceback" header the excerpt or interleaving lost
             inc = Incident(kind="traceback", lines=[], ranks=_ranks(line))
             self._open[line.stream] = op = _Open(inc, "frames")
             self._in_frames(op, line)
@@ -150,11 +149,9 @@ class RecordParser:
         if P.TRACEBACK.search(text) and inc.lines:
             self._finish(op)  # a new traceback: the old one was cut off
             return False
-        m = P.FRAME.match(text) or (op.in_box and P.RICH_FRAME.match(text))
+        m = P.frame_match(text) or (op.in_box and P.RICH_FRAME.match(text))
         if m:
-            g = m.groupdict()
-            inc.frames.append(Frame(g["file"] or g.get("ifile"), int(g["line"] or g.get("iline")),
-                                    (g["func"] or g.get("ifunc") or "").strip()))
+            inc.frames.append(_frame(m))
             self._add(op, line)
             return True
         if op.in_box and P.RICH_BOX.match(text):
@@ -253,6 +250,11 @@ class RecordParser:
         _read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)
+
+
+def _frame(m: re.Match) -> Frame:
+    """A frame from any of the frame patterns (groups file, line and func)."""
+    return Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip())
 
 
 _DIGITS = re.compile(r"\d")

@@ -98,8 +98,8 @@ def test_the_lead_names_the_library_that_raised(engine):
     d = engine.diagnose([str(log)])
     assert d.verdict == "unknown" and d.lead is not None
     assert d.lead.quoted is d.root.quoted
-    if d.lead.library:
-        assert d.lead.search_url.startswith("https://github.com/") and "is%3Aissue" in d.lead.search_url
+    assert d.lead.library == "torch" and d.lead.frames == d.root.frames[-3:]
+    assert d.lead.search_url.startswith("https://github.com/pytorch/pytorch/issues?q=is%3Aissue+NotImplementedError+")
 
 
 def test_library_of_skips_torch_plumbing_under_a_library():
