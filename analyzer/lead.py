@@ -50,8 +50,11 @@ LIBRARIES = {
     "mmengine": "open-mmlab/mmengine",
 }
 _SITE = re.compile(r"[\\/](?:site|dist)-packages[\\/](\w+)")
-# what a search for the message should not carry: paths, numbers, ids, long quoted values
-_NOISE = re.compile(r"(?:\S*[<>]\S*|\S*[\\/]\S*|\S*\d\S*|'[^']{25,}'|\"[^\"]{25,}\")")
+# what a search for the message should not carry: long quoted values, then any word holding a path,
+# a number, an id or markup. Words are filtered one by one: a regex of `\S*x\S*` alternatives would
+# rescan a long word from each of its characters (quadratic on a hostile line).
+_QUOTED = re.compile(r"'[^']{25,}'|\"[^\"]{25,}\"")
+_NOISY_WORD = re.compile(r"[<>\\/\d]")
 SEARCH_WORDS = 14
 MAX_FRAMES = 3
 
@@ -83,7 +86,7 @@ def library_of(frames: list[Frame]) -> str | None:
 def search_terms(inc: Incident) -> str:
     """The exception and the first words of its message, without paths, numbers or ids."""
     head = (inc.message.splitlines() or [""])[0] if inc.message else inc.quoted.text
-    words = _NOISE.sub(" ", head).split()[:SEARCH_WORDS]
+    words = [w for w in _QUOTED.sub(" ", head).split() if not _NOISY_WORD.search(w)][:SEARCH_WORDS]
     return " ".join(filter(None, [inc.exception.rsplit(".", 1)[-1] if inc.exception else None, *words]))
 
 

@@ -27,7 +27,9 @@ from .textnorm import canon
 from .trigger import ahocorasick_rs
 
 # rich traceback code lines: "│ ❱ 233 │   │   assert x is not None      │" -> "assert x is not None"
-_RICH_CODE = re.compile(r"^\s*[│|]\s*(?:❱\s*)?(?:\d+\s*)?(?:[│|]\s*)*|\s*[│|]\s*$")
+# The closing border is only tried where a run of spaces begins (after a non-space), so a long run of
+# spaces costs one scan, not one per space (quadratic on a hostile line).
+_RICH_CODE = re.compile(r"^\s*[│|]\s*(?:❱\s*)?(?:\d+\s*)?(?:[│|]\s*)*|(?<!\s)\s*[│|]\s*$")
 
 SHORTLIST = 16  # best TF-IDF entries (and at most as many trigger hits) fully scored per incident
 CHAMPIONS = 64  # entries kept per term in the inverted index
