@@ -116,6 +116,9 @@ TRIGGER = re.compile(
     rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
     rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
-    rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|CUDA SETUP: Problem|'loss': 0|\"loss\": 0|train_loss|avr_loss=0"
+    rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|CUDA SETUP: Problem"
+    # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
+    rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"
+    rb"|train_loss|avr_loss=0\]|avr_loss=0\.0\]"
     rb"|" + "│ /".encode()  # a rich frame naming its file
 )

@@ -58,7 +58,7 @@ def outcome(engine, case: dict, known_ids: set[str]) -> dict:
     return {"case": case, "verdict": d.verdict, "named": named.id if named else None,
             "classifiable": classifiable, "in_kb": in_kb, "right": right,
             "wrong": case["failed"] and named is not None and not right and label not in NOT_A_CLASS,
-            "clean": case.get("visible_failure", case["failed"]) and d.verdict == "clean"}
+            "clean": case["visible_failure"] and d.verdict == "clean"}
 
 
 def ratio(a: int, b: int) -> str:
@@ -69,7 +69,7 @@ def table(rows: list[dict], title: str) -> list[str]:
     cls = [r for r in rows if r["classifiable"]]
     lacking = [r for r in cls if not r["in_kb"]]
     failed = [r for r in rows if r["case"]["failed"]]
-    visible = [r for r in rows if r["case"].get("visible_failure", r["case"]["failed"])]
+    visible = [r for r in rows if r["case"]["visible_failure"]]
     return [
         f"## {title}: {len(rows)} cases, {len(failed)} failed runs, {len(cls)} classifiable "
         f"({sum(r['in_kb'] for r in cls)} of a class the KB has)",
