@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 from . import defining, tfidf
 from .conditions import verdicts
 from .model import Incident, Line
-from .patterns import frame_match
+from .patterns import frame_match, required_literals
 from .textnorm import canon
 from .trigger import ahocorasick_rs
 
@@ -147,10 +147,24 @@ class Matcher:
         phrases = sorted({t for e in entries for t in e.triggers})
         self._phrase_entries = {p: [i for i, e in enumerate(entries) if p in e.triggers] for p in phrases}
         self._phrases = _automaton(phrases) if len(entries) > SHORTLIST else None
+        # a regex that matches must never be left out by the shortlist: each pattern's required
+        # literals (patterns.required_literals) put its entry in; a pattern without one, always
+        literals: dict[str, set[int]] = {}
+        self._always = set()
+        for i, e in enumerate(entries):
+            for rule in e.patterns:
+                need = required_literals(rule.regex)
+                if need is None:
+                    self._always.add(i)
+                for lit in need or ():
+                    literals.setdefault(lit, set()).add(i)
+        self._literal_entries = {lit: sorted(ids) for lit, ids in literals.items()}
+        self._literals = _automaton(sorted(literals)) if len(entries) > SHORTLIST else None
 
-    def shortlist(self, inc: Incident, doc_vec: tfidf.Vector) -> list:
-        """Entries worth scoring: the best by TF-IDF through the inverted index, plus every entry whose
-        trigger phrase appears in the incident. With a KB smaller than SHORTLIST, all of them."""
+    def shortlist(self, inc: Incident, doc_vec: tfidf.Vector, cands: list[tuple[str, Line]]) -> list:
+        """Entries worth scoring: the best by TF-IDF through the inverted index, every entry whose
+        trigger phrase appears in the incident, and every entry one of whose patterns could match
+        `cands` (its required literal is there). With a KB smaller than SHORTLIST, all of them."""
         if len(self.entries) <= SHORTLIST:
             return self.entries
         acc: dict[int, float] = {}
@@ -165,6 +179,14 @@ class Matcher:
         rank = lambda i: acc.get(i, 0.0)  # noqa: E731
         chosen = heapq.nlargest(SHORTLIST, hits, key=rank)  # trigger hits first, best first
         chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
+        chosen += self._always
+        if self._literals is not None:
+            seen = "\n".join(text for text, _ in cands)
+            for s, e in {(s, e) for _, s, e in self._literals.find_matches_as_indexes(seen, overlapping=True)}:
+                chosen += self._literal_entries.get(seen[s:e], ())
+        else:  # without the automaton wheel: test the literals directly
+            seen = "\n".join(text for text, _ in cands)
+            chosen += [i for lit, ids in self._literal_entries.items() if lit in seen for i in ids]
         return [self.entries[i] for i in sorted(set(chosen))]
 
     def score(self, inc: Incident, context_lines: list[Line], facts: dict | None = None) -> list[Scored]:
@@ -177,7 +199,7 @@ class Matcher:
                  {f"{f.basename}:{f.func}" for f in inc.frames}
         mine = incident_tokens(inc)
         out = []
-        for entry in self.shortlist(inc, doc_vec):
+        for entry in self.shortlist(inc, doc_vec, cands):
             regex = self._regex(entry, cands)
             if regex.score == 0 and defining.conflict(mine, self._defining[entry.id]):
                 # the token that decides differs (exit -8 vs -9, an empty shape vs a sized one):

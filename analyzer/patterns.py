@@ -122,3 +122,55 @@ TRIGGER = re.compile(
     rb"|train_loss|avr_loss=0\]|avr_loss=0\.0\]"
     rb"|" + "│ /".encode()  # a rich frame naming its file
 )
+
+
+# ---- what a KB pattern cannot match without ---------------------------------------------------
+try:  # Python 3.11+
+    import re._constants as _sre_c
+    import re._parser as _sre_p
+except ImportError:  # pragma: no cover - 3.10
+    import sre_constants as _sre_c
+    import sre_parse as _sre_p
+
+MIN_LITERAL = 4
+
+
+def required_literals(regex: re.Pattern) -> frozenset[str] | None:
+    """Strings of which every match of `regex` contains at least one (the longest such choice), or
+    None when there is no useful one (shorter than MIN_LITERAL, or a case-insensitive pattern).
+    The matcher scores an entry whenever one of them is in the incident, so a pattern that matches
+    is never left out of the shortlist."""
+    if regex.flags & re.IGNORECASE:
+        return None
+    try:
+        best = _necessary(_sre_p.parse(regex.pattern, regex.flags & ~re.UNICODE))
+    except Exception:  # an internal parser shape this walker does not know: score the entry always
+        return None
+    return best if best and min(map(len, best)) >= MIN_LITERAL else None
+
+
+def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    if not a or not b:
+        return a or b
+    return a if min(map(len, a)) >= min(map(len, b)) else b
+
+
+def _necessary(seq) -> frozenset[str] | None:
+    """Walk one sequence of the parsed pattern: runs of literals, required groups, branches."""
+    best, run = None, []
+    for op, av in list(seq) + [(None, None)]:
+        if op is _sre_c.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            best = _better(best, frozenset({"".join(run)}))
+            run = []
+        if op is _sre_c.SUBPATTERN and not av[1] & re.IGNORECASE:  # (?i:...) matches other cases
+            best = _better(best, _necessary(av[-1]))
+        elif op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT) and av[0] >= 1:
+            best = _better(best, _necessary(av[2]))
+        elif op is _sre_c.BRANCH:
+            alts = [_necessary(b) for b in av[1]]
+            if all(alts):
+                best = _better(best, frozenset().union(*alts))
+    return best

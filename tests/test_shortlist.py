@@ -1,0 +1,84 @@
+"""The matcher's shortlist never leaves out an entry whose pattern matches (issue 13, part 4).
+
+With more entries than SHORTLIST, only the best TF-IDF entries, the trigger hits and the entries one
+of whose patterns can match are scored. The last is decided by each pattern's required literals:
+strings of which every match holds one. Checked on every KB pattern against the real fixture lines."""
+import re
+
+import pytest
+
+from vlkb.analyzer import tfidf
+from vlkb.analyzer.match import SHORTLIST, candidates, incident_document
+from vlkb.analyzer.patterns import required_literals
+from vlkb.kb import fixtures as fx
+from vlkb.kb import load
+
+POSITIVES = [f for f in fx.discover(load()) if f.kind == "pos"]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), [
+    (r"^(?:RuntimeError: )?still have inflight params", {"still have inflight params"}),
+    (r"^.{0,200}?\b(?P<s>CUBLAS_STATUS_[A-Z_]+)\b", {"CUBLAS_STATUS_"}),
+    (r"^(?:No module named|cannot import name) '", {"No module named", "cannot import name"}),
+    (r"^(?:optional prefix )?ab", None),  # nothing required is long enough
+    (r"(?i)out of memory", None),  # the automaton is case-sensitive
+    (r"^x(?i:Killed by signal)", None),
+    (r"^(?:a|bcdefg)+ exitcode", {" exitcode"}),
+])
+def test_required_literals(pattern, expected):
+    got = required_literals(re.compile(pattern))
+    assert got == (frozenset(expected) if expected is not None else None)
+
+
+def test_every_match_holds_a_required_literal(engine):
+    """Soundness on real text: wherever a KB pattern matches a fixture's candidate line, one of its
+    required literals is in that line."""
+    checked = 0
+    for f in POSITIVES:
+        for text in f.text.splitlines():
+            text = text.strip()
+            for e in engine.entries:
+                for rule in e.patterns:
+                    if rule.regex.search(text):
+                        need = required_literals(rule.regex)
+                        assert need is None or any(lit in text for lit in need), (e.id, rule.regex.pattern, text)
+                        checked += 1
+    assert checked >= len(POSITIVES)
+
+
+def test_an_entry_whose_pattern_matches_is_always_scored(engine, tmp_path):
+    """For every positive fixture, each entry whose regex matches the root incident is in the shortlist,
+    whatever its TF-IDF rank."""
+    assert len(engine.entries) > SHORTLIST  # otherwise the shortlist is the whole KB and this is moot
+    for f in POSITIVES:
+        path = tmp_path / "x.log"
+        path.write_text(f.text, encoding="utf-8")
+        root = engine.diagnose([str(path)]).root
+        if root is None:
+            continue
+        cands = candidates(root)
+        doc = tfidf.transform(incident_document(root), engine.matcher.idf)
+        listed = {e.id for e in engine.matcher.shortlist(root, doc, cands)}
+        matching = {e.id for e in engine.entries for rule in e.patterns
+                    if any(rule.regex.search(text) for text, _ in cands)}
+        assert matching <= listed, (f.name, matching - listed)
+
+
+def test_a_matching_entry_is_scored_without_any_tfidf_or_trigger_help(engine, tmp_path):
+    """An excerpt cut inside its message (`requires Acceler`) carries no trigger phrase; with the
+    entry's TF-IDF vector gone (an index fitted before the pattern was added), only the required
+    literal can bring the entry in, and its regex then names it."""
+    from vlkb.analyzer.match import Matcher
+
+    m = engine.matcher
+    vectors = {k: v for k, v in m.vectors.items() if k != "module-not-found"}
+    bare = Matcher(engine.entries, m.idf, vectors, engine.calibration)
+    fixture = next(f for f in POSITIVES if f.name == "module-not-found.pos-dbgpt-hub-load-in-8bit-requires-accelerate.log")
+    path = tmp_path / "cut.log"
+    path.write_text(fixture.text, encoding="utf-8")
+    root = engine.diagnose([str(path)]).root
+    assert not any(p in line.text for e in engine.entries if e.id == "module-not-found" for p in e.triggers
+                   for line in root.lines)
+    scored = bare.score(root, [])
+    assert scored[0].entry.id == "module-not-found"
+    assert scored[0].confidence >= engine.calibration.threshold
