@@ -37,6 +37,15 @@ LOGGED_EXC = re.compile(
     r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ ]?(?P<msg>\S.*))$"
 )
 
+# VS Code's "copy output" of a notebook cell that raised: a JSON object, the exception type first
+#   "name": "RuntimeError",
+#   "message": "CUDA error: device-side assert triggered
+#   CUDA kernel errors might be ... (the message's further lines, then `",`)
+#   "stack": "-----... (the IPython traceback, which opens its own record)
+NOTEBOOK_NAME = re.compile(r'^\s*"name": "(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))",\s*$')
+NOTEBOOK_MESSAGE = re.compile(r'^\s*"message": "(?P<msg>.*?)(?:",)?\s*$')
+NOTEBOOK_END = re.compile(r'^\s*(?:",|"stack": ")')
+
 # ---- where a message stops: the next record of another kind begins ----------------------------
 RECORD_START = re.compile(
     r"^(?:\[?\d{4}-\d\d-\d\d[ T]"  # "2024-11-29 16:19:03 ..." / "[2024-..."

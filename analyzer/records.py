@@ -115,6 +115,11 @@ class RecordParser:
             self._open[line.stream] = op = _Open(inc, "frames")
             self._in_frames(op, line)
             return
+        m = P.NOTEBOOK_NAME.match(text)
+        if m:  # the message follows on the next line
+            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(m.group("type"), "", line)])
+            self._open[line.stream] = _Open(inc, "notebook")
+            return
         exc = _exception_line(text, strict=True)
         if exc is None:
             m = P.LOGGED_EXC.search(text)
@@ -140,8 +145,30 @@ class RecordParser:
         if op.prefix and _prefix_shape(line.text[:len(op.prefix)]) == op.prefix:
             line = replace(line, text=line.text[len(op.prefix):])
         handler = {"frames": self._in_frames, "message": self._in_message,
-                   "after": self._after_message, "chain": self._in_chain}[op.state]
+                   "after": self._after_message, "chain": self._in_chain, "notebook": self._in_notebook}[op.state]
         return handler(op, line)
+
+    def _in_notebook(self, op: _Open, line: Line) -> bool:
+        """VS Code's JSON error output: `"message": "...` (then its further lines) after the type."""
+        exc = op.incident.chain[-1]
+        if exc.line is op.incident.first and not exc.message:
+            m = P.NOTEBOOK_MESSAGE.match(line.text)
+            if m is None:  # not the shape after all: a "name" key of some other JSON
+                self._open.pop(op.incident.first.stream, None)
+                return False
+            exc.message, exc.line = m.group("msg"), line
+            self._add(op, line)
+            if line.text.rstrip().endswith('",'):
+                self._finish(op)
+            return True
+        end = P.NOTEBOOK_END.match(line.text)
+        if end or P.TRACEBACK.search(line.text) or op.msg_lines >= MAX_MESSAGE_LINES:
+            self._finish(op)
+            return bool(end) and end.group().strip() == '",'  # the message's closing quote is its own
+        exc.message = f"{exc.message}\n{line.text.strip()}"
+        op.msg_lines += 1
+        self._add(op, line)
+        return True
 
     def _in_frames(self, op: _Open, line: Line) -> bool:
         text = line.text

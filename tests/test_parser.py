@@ -223,3 +223,23 @@ def test_a_cut_traceback_is_not_swallowed_by_the_next_ranks_watchdog(engine, tmp
     assert d.root.kind == "traceback" and not d.root.cascade
     assert all("Watchdog" not in l.text for l in d.root.lines)
     assert d.verdict == "known" and d.matches[0].entry.id == "zero-grad-reduced-twice"
+
+
+def test_vscode_notebook_json_error_is_an_exception(engine, tmp_path):
+    """VS Code copies a failed cell's output as JSON: "name" holds the type, "message" the message
+    (over several lines, closed by `",`), "stack" the IPython traceback. The exception is the root,
+    with its type and its whole message; the stack's traceback is not a second failure before it."""
+    fixture = fx.parse(shipped_dir() / "cuda-device-side-assert" /
+                       "cuda-device-side-assert.pos-vscode-notebook-json-peft-generate.log")
+    path = tmp_path / "cell.log"
+    path.write_text(fixture.text)
+    d = engine.diagnose([str(path)])
+    assert (d.root.exception, d.root.message.splitlines()[0]) == ("RuntimeError", "CUDA error: device-side assert triggered")
+    assert d.root.message.splitlines()[-1] == "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."
+    assert d.root.chain[0].line.lineno == fixture.match_line
+
+
+def test_a_lone_json_name_key_is_not_an_exception(engine, tmp_path):
+    path = tmp_path / "config.log"
+    path.write_text('{\n  "name": "ValueError",\n  "value": 3\n}\n')
+    assert engine.diagnose([str(path)]).verdict == "clean"
