@@ -18,7 +18,10 @@ _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus erro
                  (re.compile(r"Floating point exception"), 8), (re.compile(r"\bKilled\s*$"), 9),
                  # the shell's notice, glibc's, and std::terminate, which aborts (the NCCL watchdog's way out)
                  (re.compile(r"^(?:\S+: line \d+: +\d+ +)?Aborted\b|\bAborted \(core dumped\)|^Fatal Python error: Aborted"
-                             r"|terminate called after throwing"), 6)]
+                             r"|terminate called after throwing"), 6),
+                 # CPython's fatal_error() aborts, unless faulthandler is naming the signal that killed it
+                 (re.compile(r"Fatal Python error: (?!Segmentation fault|Bus error|Floating point exception"
+                             r"|Illegal instruction|Aborted)\w"), 6)]
 _SIGNAL_NUM = re.compile(r"(?:exitcode\s*:\s*|return code = |exit status |exit code )-(\d{1,2})\b|Signal (\d{1,2}) \(SIG"
                          r"|got signal: (\d{1,2})\b")  # torchrun's SignalException
 _SIGNAL_NAME = re.compile(r"\bSIG([A-Z]{3,4})\b")

@@ -8,8 +8,11 @@ import re
 # ---- tracebacks ------------------------------------------------------------------------------
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$')
+# a frame line the excerpt cut inside its path: 'File "/home/u/Developments/github.com/scenario'
+CUT_FRAME = re.compile(r'^\s*File "[^"]{1,400}$')
 # IPython 8: "File /env/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, ...)"
-IPYTHON_FRAME = re.compile(r"^File (?P<file>/[^\s:]{1,400}\.pyx?):(?P<line>\d+), in (?P<func>[\w.<>]{1,200})\(")
+# JupyterLab links the path: "File [/env/lib/python3.10/site-packages/accelerate/hooks.py:165](http://host:8888/...), in new_forward(...)"
+IPYTHON_FRAME = re.compile(r"^File \[?(?P<file>/[^\s:\]]{1,400}\.pyx?):(?P<line>\d+)(?:\]\([^)\s]{0,2000}\))?, in (?P<func>[\w.<>]{1,200})\(")
 
 
 def frame_match(text: str) -> re.Match | None:
@@ -33,8 +36,11 @@ CHAIN = re.compile(
 EXC_LINE = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?P<name>[A-Z]\w*))(?::[ ]?(?P<msg>.*))?$")
 EXC_SUFFIX = re.compile(r"(?:Error|Exception|Interrupt|Exit|Failure|Fault|Timeout|Iteration)$")
 # an exception printed by a logger, anywhere in the line: "[E ...] RuntimeError: msg"
+# A module-qualified type may end the line with an empty message, as torchrun's ChildFailedError
+# does before its summary block ("... torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ").
 LOGGED_EXC = re.compile(
     r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ ]?(?P<msg>\S.*))$"
+    r"|(?<![\w.])(?P<qualified>(?:[a-z_]\w*\.){2,}[A-Z]\w*(?:Error|Exception)):\s*(?P<empty>)$"
 )
 
 # VS Code's "copy output" of a notebook cell that raised: a JSON object, the exception type first
@@ -74,8 +80,10 @@ STANDALONE = [
         r"exitcode\s*:\s*-\d+\b|Signal \d+ \(SIG[A-Z]+\) received|terminated with signal SIG[A-Z]+"
         r"|\bKilled\s*$|killed by signal|Out of memory: Kill(?:ed)? process|exits with return code = -\d+"
         r"|Segmentation fault|Bus error|Floating point exception|^(?:\S+: line \d+: +\d+ +)?Aborted\b"
-        r"|core dumped|^Fatal Python error: |^terminate called after throwing an instance of"
+        r"|core dumped|Fatal Python error: |^terminate called after throwing an instance of"
         r"|\*\*\* SIG[A-Z]{3,5} (?:received|\(@)"  # absl/glog failure handlers (Ray, TensorFlow, Paddle)
+        # faulthandler's dump of every thread after a fatal signal (its first line may be cut off)
+        r"|^(?:Current thread|Thread) 0x[0-9a-f]{6,16} \(most recent call first\):"
     )),
     # launchers reporting that a child failed (cascade unless nothing else explains it)
     ("launcher", re.compile(
@@ -125,7 +133,7 @@ TRIGGER = re.compile(
     rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
     rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
-    rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|CUDA SETUP: Problem"
+    rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File \[/|CUDA SETUP: Problem|most recent call first"
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"
     rb"|train_loss|avr_loss=0\]|avr_loss=0\.0\]"

@@ -124,7 +124,7 @@ class RecordParser:
         if exc is None:
             m = P.LOGGED_EXC.search(text)
             if m:
-                exc = (m.group("type"), m.group("msg").strip())
+                exc = (m.group("type"), m.group("msg").strip()) if m.group("type") else (m.group("qualified"), "")
         if exc is not None:
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
             self._open[line.stream] = _Open(inc, "message")
@@ -272,8 +272,9 @@ class RecordParser:
     def _finish(self, op: _Open) -> None:
         inc = op.incident
         self._open.pop(inc.first.stream, None)
-        if inc.kind == "traceback" and not inc.frames and not inc.chain:
-            return  # a lone "Traceback (most recent call last):" carries nothing
+        if inc.kind == "traceback" and not inc.frames and not inc.chain \
+                and not any(P.CUT_FRAME.match(line.text) for line in inc.lines[1:3]):
+            return  # a lone "Traceback (most recent call last):" carries nothing; one cut in its first frame does
         _read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)
