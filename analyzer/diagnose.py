@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from dataclasses import dataclass, field
 
 from . import tfidf
@@ -10,8 +12,9 @@ from .elect import Collector, elect
 from .facts import FactSheet, trigger_pieces
 from .lead import Lead, lead
 from .match import Calibration, Matcher, Scored
-from .model import Incident, Line
+from .model import Exc, Incident, Line
 from .patterns import TRIGGER
+from .progress import stall
 from .reader import ReadStats, expand
 from .records import RecordParser
 from .scan import scan
@@ -20,6 +23,11 @@ from .trigger import Trigger
 DEFAULT_THRESHOLD = 0.5
 # An unknown failure's nearest entries are shown from this confidence up: below it they are noise.
 NEAREST_FLOOR = 0.1
+# a log written this recently may belong to a run that is still going: a stop is only a suspicion then
+LIVE_SECONDS = 120
+# a silent entry with this tag describes where a log stopped (progress.py): it is offered the last
+# progress line of a log that ends mid-run, and nothing else
+STALL_TAG = "stall"
 
 
 @dataclass
@@ -43,6 +51,13 @@ class Diagnosis:
     def named(self) -> Scored | None:
         """The entry vlkb names (a failure it knows, or a silent one it suspects), else None."""
         return self.matches[0] if self.verdict in ("known", "suspicious") else None
+
+    @property
+    def suspicion(self) -> str:
+        """What a suspicious verdict's headline says before its subject."""
+        if self.subject is not None and self.subject.kind == "stall":
+            return "No error in the log, but it stops mid-run with no end-of-training summary; last progress: "
+        return "No step failed, but a warning says the run may not be training: "
 
     @property
     def subject(self) -> Incident | None:
@@ -95,6 +110,8 @@ class Engine:
         context = facts + [i.first for i in incidents if i.kind == "warning"]
         if root is None:
             scored = self._silent_matches(incidents, context, sheet.facts)[:top]
+            if not (scored and scored[0].confidence >= threshold):
+                scored = self._stalled(stats, context, sheet.facts)[:top] or scored
             verdict = "suspicious" if scored and scored[0].confidence >= threshold else "clean"
             return Diagnosis(verdict, scored, incidents, facts, stats, threshold, inputs, sheet.facts)
         subject = merge_fragments(root, incidents) if root.truncated else root
@@ -105,6 +122,22 @@ class Engine:
         return Diagnosis("unknown", nearest, incidents, facts, stats, threshold, inputs, sheet.facts,
                          lead=lead(subject, sheet.facts))
 
+    def _stalled(self, stats: ReadStats, context: list[Line], facts: dict) -> list[Scored]:
+        """No failure and no silent warning: did the log end mid-run? The last progress line of the
+        input that stopped earliest is scored against the silent entries (the hang entry's patterns
+        name progress shapes), so the suspicion carries the usual calibrated confidence."""
+        stalls = [s for label, tail, last in stats.tails if (s := stall(tail, label, last))]
+        if not stalls:
+            return []
+        first = min(stalls, key=lambda s: (s.done / s.total) if s.total else 2.0)
+        age = _age(first.line.path)
+        if age is not None and age < LIVE_SECONDS:
+            stats.notes.append(f"{first.line.path} was written {age:.0f} s ago: if the run is still going, it has not stopped")
+        inc = Incident(kind="stall", lines=[first.line], ranks=[first.line.rank] if first.line.rank else [],
+                       chain=[Exc(None, first.describe(), first.line)])
+        return [s for s in self.matcher.score(inc, context, facts) if STALL_TAG in s.entry.tags and s.signals
+                and any(g.name == "regex" for g in s.signals)]
+
     def _silent_matches(self, incidents: list[Incident], context: list[Line], facts: dict) -> list[Scored]:
         """A run that did not fail can still have gone wrong: score the warnings that carry a silent
         entry's trigger phrase against the silent entries, best first."""
@@ -112,9 +145,18 @@ class Engine:
         for inc in incidents:
             if inc.kind == "warning" and any(p in line.text for p in self._silent_phrases for line in inc.lines[:4]):
                 for s in self.matcher.score(inc, context, facts):
-                    if s.entry.silent and s.signals and s.confidence > getattr(best.get(s.entry.id), "confidence", -1):
+                    if s.entry.silent and STALL_TAG not in s.entry.tags and s.signals \
+                            and s.confidence > getattr(best.get(s.entry.id), "confidence", -1):
                         best[s.entry.id] = s
         return sorted(best.values(), key=lambda s: -s.confidence)
+
+
+def _age(path: str) -> float | None:
+    """Seconds since a regular file was last written; None for stdin and what cannot be read."""
+    try:
+        return max(0.0, time.time() - os.stat(path).st_mtime)
+    except (OSError, ValueError):
+        return None
 
 
 def merge_fragments(root: Incident, incidents: list[Incident]) -> Incident:

@@ -42,6 +42,7 @@ class ReadStats:
     bytes: int = 0
     lines: int = 0
     notes: list[str] = field(default_factory=list)
+    tails: list[tuple[str, bytes, int]] = field(default_factory=list)  # (input, its last bytes, last line no.)
 
 
 def expand(inputs: list[str]) -> list[Source]:

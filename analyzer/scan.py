@@ -8,6 +8,7 @@ from collections.abc import Callable
 from .memo import Memo
 from .model import Incident, Line
 from .patterns import TRIGGER
+from .progress import TAIL_BYTES
 from .reader import InputError, ReadStats, Source, chunks
 from .records import NOTHING, RecordParser, time_before
 from .textnorm import clean, split_glued
@@ -25,14 +26,19 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
     for source in sources:
         lineno = 0
         feed = _Feeder(source.label, parser, on_line, cache, again)
+        tail = b""  # the input's last bytes, for where a run without a failure stopped (progress.py)
         try:
             for chunk, end in chunks(source, stats):
                 lineno = _scan_chunk(chunk, end, lineno, parser, feed, trigger)
+                piece = bytes(chunk[max(0, end - TAIL_BYTES):end])
+                tail = piece if len(piece) >= TAIL_BYTES else (tail + piece)[-TAIL_BYTES:]
         except InputError as err:
             if not source.optional:
                 raise
             stats.notes.append(f"skipped {err}")
         stats.lines += lineno
+        if tail:
+            stats.tails.append((source.label, tail, lineno))
         parser.close()  # a file that ends mid-traceback still yields its incident
 
 
@@ -44,8 +50,8 @@ def _scan_chunk(chunk: bytes, n: int, lineno: int, parser: RecordParser, feed: "
     while pos < n:
         if not parser.busy:
             i = bisect_left(starts, pos, i)
-            if i == len(starts) or starts[i] >= n:
-                return lineno + count(b"\n", pos, n)
+            if i == len(starts) or starts[i] >= n:  # an unterminated last line is a line too
+                return lineno + count(b"\n", pos, n) + (pos < n and chunk[n - 1:n] != b"\n")
             start = starts[i]
             if start > pos:
                 lineno += count(b"\n", pos, start)

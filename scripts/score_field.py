@@ -8,7 +8,8 @@
 Each case carries the failure class a reader gave it (`label`: an entry id, a class the KB lacks, or
 "unclear"), whether the run failed, and whether the excerpt holds the line that defines the failure.
 - classifiable: a failed run whose class can be told and whose defining line is in the excerpt;
-- coverage: classifiable cases where vlkb names the right entry (verdict known, entry or family);
+- coverage: classifiable cases where vlkb names the right entry or family (verdict known, or
+  suspicious for a silent class such as a loss stuck at zero or a run that stops mid-way);
 - abstention: classifiable cases of classes the KB lacks that vlkb leaves unknown;
 - confident wrong: failed runs where vlkb names an entry that is not their class;
 - clean on failed: runs whose excerpt shows a failure (a traceback, an error or kill line, a nan
@@ -50,7 +51,7 @@ def load_cases(split: str) -> list[dict]:
 
 def outcome(engine, case: dict, known_ids: set[str]) -> dict:
     d = engine.diagnose([str(FIELD / case["file"])], top=3)
-    named = d.matches[0].entry if d.verdict == "known" else None
+    named = d.named.entry if d.named else None  # a failure it knows, or a silent one it suspects
     label = case["label"]
     classifiable = case["failed"] and case["has_error_line"] and label not in NOT_A_CLASS
     in_kb = label in known_ids
@@ -75,7 +76,7 @@ def table(rows: list[dict], title: str) -> list[str]:
         f"({sum(r['in_kb'] for r in cls)} of a class the KB has)",
         f"coverage         {ratio(sum(r['right'] for r in cls), len(cls))}",
         f"coverage (KB's)  {ratio(sum(r['right'] for r in cls if r['in_kb']), len(cls) - len(lacking))}",
-        f"abstention       {ratio(sum(r['verdict'] != 'known' for r in lacking), len(lacking))}",
+        f"abstention       {ratio(sum(r['named'] is None for r in lacking), len(lacking))}",
         f"confident wrong  {ratio(sum(r['wrong'] for r in failed), len(failed))}",
         f"clean on failed  {ratio(sum(r['clean'] for r in visible), len(visible))}",
     ]

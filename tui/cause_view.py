@@ -46,7 +46,8 @@ def cause(d: Diagnosis, keys: dict[str, str]) -> Group:
     subject = d.subject
     out: list = []
     if subject is not None:
-        label = "Warning: " if d.verdict == "suspicious" else "Failure: "
+        label = ("Stopped mid-run; last progress: " if subject.kind == "stall" else "Warning: ") \
+            if d.verdict == "suspicious" else "Failure: "
         out += [Text.assemble((label, "bold"), subject.summary), Text(f"  at {subject.where}", style="dim"), Text()]
     if d.named:
         out += _match(d.named)

@@ -91,7 +91,7 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
         s, subject = d.named, d.subject
         e = s.entry
         where = code(f"{subject.first.path}:{subject.first.lineno}") if subject else ""
-        lead = (["No step failed, but a warning says the run may not be training: " + where, ""]
+        lead = ([d.suspicion + (inline(subject.summary)[:width] + " at " if subject.kind == "stall" else "") + where, ""]
                 if d.verdict == "suspicious" else [f"Failure at {where}: {inline(subject.summary)[:width]}", ""])
         advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
         title = f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)}"

@@ -88,7 +88,7 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
             if s.explained:
                 console.print(Text(f"  seen, harmless here: {s.entry.id} ({s.explained})", style="dim"))
     elif d.verdict == "suspicious":
-        console.print(Text.assemble(("No step failed, but a warning says the run may not be training: ", "bold yellow"),
+        console.print(Text.assemble((d.suspicion, "bold yellow"),
                                     d.subject.summary))
         console.print(Text(f"  at {d.subject.where}", style="dim"))
         console.print()

@@ -1,0 +1,84 @@
+"""Where a run stopped when its log holds no failure: the last progress it reported, if the log ends there.
+
+A job that hangs (a collective no rank completes, a dataloader worker deadlock) or is killed without a
+trace (the kernel's OOM killer on a container, a scheduler's time limit, a dropped SSH session) leaves
+a log with no error: the last thing in it is a progress bar short of its total, or a step's metrics
+with no summary after them. A run that finished prints its summary (HF Trainer's `train_loss` dict,
+`***** train metrics *****`, a bar at its total). Only the end of each file decides, so the scan keeps
+the last TAIL_BYTES of every input (reader/scan) and nothing else.
+
+Progress shapes, quoted from real logs:
+  tqdm (Trainer, Lightning, kohya, datasets.map)  " 45%|████▌     | 450/1000 [10:00<12:00,  1.20s/it]"
+  Megatron-LM                                     " iteration      100/  500000 | consumed samples: ..."
+  HF Trainer / LLaMA-Factory / TRL metrics        "{'loss': 0.0107, 'grad_norm': 0.29, ..., 'epoch': 2.36}"
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .model import Line
+from .textnorm import clean
+
+TAIL_BYTES = 64 * 1024
+TAIL_LINES = 400  # how far back from the end the last progress line is looked for
+
+_BAR = re.compile(r"(?<![\d/])(?P<done>\d{1,12})/(?P<total>\d{1,12}) \[(?:\d|\s*\d+:\d)")
+_MEGATRON = re.compile(r"^.{0,80}?\biteration\s{1,20}(?P<done>\d{1,12})/\s{0,20}(?P<total>\d{1,12}) \|")
+_METRICS = re.compile(r"^\{.{0,2000}?'epoch': (?P<epoch>\d+(?:\.\d+)?)")
+_SWIFT_STEPS = re.compile(r"'global_step/max_steps': '(?P<done>\d{1,12})/(?P<total>\d{1,12})'")  # ms-swift
+# what a run prints once it is over (a summary, a final save, an explicit end), or a failure's trace
+_OVER = re.compile(
+    r"'train_loss': |\btrain_samples_per_second\b|\*{3,} train metrics \*{3,}|Training completed"
+    r"|[Tt]raining (?:is )?(?:finished|complete|done)|Finished training|`Trainer\.fit` stopped"
+    r"|Saving model checkpoint to .{0,200}(?:final|output)|Traceback \(most recent call last\)")
+
+
+def _is_progress(text: str) -> bool:
+    return bool(_METRICS.match(text) or _BAR.search(text) or _MEGATRON.match(text))
+
+
+@dataclass
+class Stall:
+    line: Line  # the last progress line
+    done: int | None
+    total: int | None
+    epoch: str | None
+    after: int  # lines of other output after it
+
+    def describe(self) -> str:
+        if self.total:
+            return f"step {self.done}/{self.total}" + (f" (epoch {self.epoch})" if self.epoch else "")
+        return f"epoch {self.epoch}"
+
+
+def stall(tail: bytes, path: str, last_lineno: int) -> Stall | None:
+    """The last progress line of `tail` (the end of one input, whose last line is `last_lineno`)
+    when the log ends on it: a bar short of its total, or metrics with no summary after them (two
+    progress lines at least: a single dict is as likely a pasted example as a run that stopped)."""
+    lines = tail.decode("utf-8", "replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    after = 0
+    for back, raw in enumerate(reversed(lines[-TAIL_LINES:])):
+        c = clean(raw)
+        text = c.text
+        if not text.strip():
+            continue
+        if _OVER.search(text):
+            return None
+        m = _BAR.search(text) or _MEGATRON.match(text)
+        if m:
+            done, total = int(m.group("done")), int(m.group("total"))
+            if done >= total or total == 0:
+                return None  # a bar at its end: this stage finished
+            epoch = re.search(r"Epoch (\d+(?:\.\d+)?)", text)
+            return Stall(Line(path, last_lineno - back, text, c.rank, c.host), done, total,
+                         epoch.group(1) if epoch else None, after)
+        m = _METRICS.match(text)
+        if m and sum(1 for earlier in lines[-TAIL_LINES:] if _is_progress(clean(earlier).text)) >= 2:
+            steps = _SWIFT_STEPS.search(text)
+            done, total = (int(steps.group("done")), int(steps.group("total"))) if steps else (None, None)
+            return Stall(Line(path, last_lineno - back, text, c.rank, c.host), done, total, m.group("epoch"), after)
+        after += 1
+    return None

@@ -1,0 +1,93 @@
+"""A log with no failure that ends mid-run is a suspected hang or silent kill (issue 13, part 4:
+"a log that stops mid-epoch with no completion line: say so, as a suspicion, with the last step").
+
+Inputs are the run-hang fixtures (real logs of runs that hung or died without an error) and the
+real lines around them."""
+import gzip
+import os
+import time
+
+from vlkb.analyzer.progress import TAIL_BYTES, stall
+from vlkb.kb import fixtures as fx
+from vlkb.kb.loader import shipped_dir
+
+HANG = fx.parse(shipped_dir() / "run-hang" / "run-hang.pos-llamafactory-ends-after-10h.log")
+# the HF Trainer's end-of-training summary (transformers Trainer.train -> self.log(metrics))
+SUMMARY = "{'train_runtime': 37300.1, 'train_samples_per_second': 1.2, 'train_steps_per_second': 0.1, 'train_loss': 0.0321, 'epoch': 3.0}"
+NOISE = fx.parse(shipped_dir() / "cuda-oom" / "cuda-oom.pos-mistral-finetune-a10g.log").text.splitlines()
+
+
+def _old(path):
+    """Written an hour ago: not a live log."""
+    then = time.time() - 3600
+    os.utime(path, (then, then))
+    return path
+
+
+def test_the_last_metrics_line_is_where_the_run_stopped(engine, tmp_path):
+    path = tmp_path / "train.log"
+    path.write_text(HANG.text)
+    _old(path)
+    d = engine.diagnose([str(path)])
+    assert d.verdict == "suspicious" and d.named.entry.id == "run-hang"
+    assert d.subject.first.lineno == HANG.match_line
+    assert d.subject.summary == "epoch 2.36"
+    assert any("epoch 2.36" in a for a in d.named.advice)
+    assert not any("written" in n for n in d.stats.notes)
+
+
+def test_a_finished_run_is_clean(engine, tmp_path):
+    path = tmp_path / "train.log"
+    path.write_text(HANG.text + SUMMARY + "\n")
+    assert engine.diagnose([str(_old(path))]).verdict == "clean"
+
+
+def test_only_the_end_of_a_long_log_decides(engine, tmp_path):
+    """Megabytes of other output first (more than the kept tail), the stop at the end: found, with
+    its own line number; the same log gzipped and without its last newline gives the same answer."""
+    body = "\n".join(line for line in NOISE if "Error" not in line and "Traceback" not in line) + "\n"
+    filler = body * (3 * TAIL_BYTES // len(body) + 1)
+    text = filler + HANG.text.rstrip("\n")
+    plain = tmp_path / "long.log"
+    plain.write_text(text)
+    packed = tmp_path / "long.log.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    expected = filler.count("\n") + HANG.match_line
+    for path in (plain, packed):
+        d = engine.diagnose([str(_old(path))])
+        assert d.verdict == "suspicious", (path.name, d.verdict)
+        assert d.subject.first.lineno == expected, path.name
+        assert d.stats.lines == text.count("\n") + 1
+
+
+def test_a_bar_at_its_total_is_not_a_stop():
+    bar = " 100%|██████████| 1000/1000 [2:03:04<00:00,  7.38s/it]"
+    short = "  45%|████▌     | 450/1000 [55:00<1:08:00,  7.38s/it]"
+    assert stall(f"{short}\n{bar}\n".encode(), "x.log", 2) is None
+    s = stall(f"{bar}\n{short}\nSaving checkpoint shards\n".encode(), "x.log", 3)
+    assert (s.done, s.total, s.line.lineno, s.after) == (450, 1000, 2, 1)
+
+
+def test_a_live_log_is_only_a_suspicion(engine, tmp_path):
+    path = tmp_path / "live.log"
+    path.write_text(HANG.text)
+    d = engine.diagnose([str(path)])
+    assert d.verdict == "suspicious"
+    assert any("written" in n and "still going" in n for n in d.stats.notes)
+
+
+def test_a_hostile_tail_is_linear(engine, tmp_path):
+    """A last line of 5 MB of digits and slashes: read once, no quadratic regex."""
+    path = tmp_path / "hostile.log"
+    path.write_text(HANG.text + "1/" * 2_500_000 + "\n")
+    d = engine.diagnose([str(_old(path))])
+    assert d.verdict in ("clean", "suspicious")
+
+
+def test_megatron_iterations_with_a_timestamp():
+    """Megatron-LM's line, bare (BigScience's logs) and behind a timestamp and a rank prefix."""
+    bare = " iteration        2/   95367 | consumed samples:         4096 | consumed tokens:      8388608 | elapsed time per iteration (s): 769.99"
+    stamped = "[default0]: [2026-09-11 12:06:52.987995] iteration        3/ 7629408 | consumed samples:           96 |"
+    for line in (bare, stamped):
+        s = stall((line + "\n").encode(), "m.log", 10)
+        assert s is not None and s.done < s.total and s.line.lineno == 10
