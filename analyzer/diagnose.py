@@ -70,10 +70,11 @@ class Diagnosis:
 class Engine:
     """A loaded KB with its index; reuse one for many diagnoses."""
 
-    def __init__(self, entries: list, idf: dict, vectors: dict, calibration: Calibration):
+    def __init__(self, entries: list, idf: dict, vectors: dict, calibration: Calibration,
+                 literals: dict | None = None):
         self.entries = entries
         self.calibration = calibration
-        self.matcher = Matcher(entries, idf, vectors, calibration)
+        self.matcher = Matcher(entries, idf, vectors, calibration, literals)
         self._silent_phrases = [t for e in entries if e.silent for t in e.triggers]
         # a silent entry's phrases find its warnings among incidents; they never make a failure
         phrases = sorted({t for e in entries if not e.silent for t in e.triggers})
@@ -93,7 +94,8 @@ class Engine:
         else:  # extra entries changed the corpus: refit in plain Python, same formula
             idf, vectors = fit_vectors(entries)
         cal = index["calibration"]
-        return cls(entries, idf, vectors, Calibration(cal["coef"], cal["intercept"], cal["threshold"]))
+        return cls(entries, idf, vectors, Calibration(cal["coef"], cal["intercept"], cal["threshold"]),
+                   index.get("literals"))
 
     def diagnose(self, inputs: list[str], top: int = 3) -> Diagnosis:
         collector = Collector()

@@ -127,7 +127,8 @@ def incident_document(inc: Incident) -> str:
 
 class Matcher:
     def __init__(self, entries: list, idf: dict[str, float], vectors: dict[str, tfidf.Vector],
-                 calibration: Calibration):
+                 calibration: Calibration, literals: dict[str, list[str] | None] | None = None):
+        """`literals`: each pattern's required literals as `kb fit` stored them (parsed here when absent)."""
         self.entries = entries
         self.idf = idf
         self.vectors = vectors
@@ -149,17 +150,18 @@ class Matcher:
         self._phrases = _automaton(phrases) if len(entries) > SHORTLIST else None
         # a regex that matches must never be left out by the shortlist: each pattern's required
         # literals (patterns.required_literals) put its entry in; a pattern without one, always
-        literals: dict[str, set[int]] = {}
+        by_literal: dict[str, set[int]] = {}
         self._always = set()
         for i, e in enumerate(entries):
             for rule in e.patterns:
-                need = required_literals(rule.regex)
+                pattern = rule.regex.pattern
+                need = literals[pattern] if literals and pattern in literals else required_literals(rule.regex)
                 if need is None:
                     self._always.add(i)
                 for lit in need or ():
-                    literals.setdefault(lit, set()).add(i)
-        self._literal_entries = {lit: sorted(ids) for lit, ids in literals.items()}
-        self._literals = _automaton(sorted(literals)) if len(entries) > SHORTLIST else None
+                    by_literal.setdefault(lit, set()).add(i)
+        self._literal_entries = {lit: sorted(ids) for lit, ids in by_literal.items()}
+        self._literals = _automaton(sorted(by_literal)) if len(entries) > SHORTLIST else None
 
     def shortlist(self, inc: Incident, doc_vec: tfidf.Vector, cands: list[tuple[str, Line]]) -> list:
         """Entries worth scoring: the best by TF-IDF through the inverted index, every entry whose

@@ -17,6 +17,7 @@ from pathlib import Path
 from vlkb.analyzer import tfidf
 from vlkb.analyzer.diagnose import Engine
 from vlkb.analyzer.match import FEATURES, Calibration
+from vlkb.analyzer.patterns import required_literals
 
 from . import docs, report
 from . import fixtures as fx
@@ -103,6 +104,10 @@ def fit(out: Path | None = None, readme: Path | None = None) -> list[str]:
                         "fixtures": len(fixtures), "pairs": len(rows)},
         "idf": idf,
         "vectors": vectors,
+        # each pattern's required literals (analyzer/patterns.required_literals), so start-up does
+        # not parse every regex again; a pattern missing here (an extra KB) is parsed at load
+        "literals": {r.regex.pattern: sorted(lits) if (lits := required_literals(r.regex)) else None
+                     for e in entries for r in e.patterns},
     }
     out = out or index_path()
     out.parent.mkdir(parents=True, exist_ok=True)

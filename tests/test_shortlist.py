@@ -82,3 +82,17 @@ def test_a_matching_entry_is_scored_without_any_tfidf_or_trigger_help(engine, tm
     scored = bare.score(root, [])
     assert scored[0].entry.id == "module-not-found"
     assert scored[0].confidence >= engine.calibration.threshold
+
+
+def test_the_fitted_index_holds_each_patterns_literals(engine):
+    """Start-up reads the literals `kb fit` stored instead of parsing every regex again: they must be
+    what parsing gives (a stale index would silently narrow the shortlist)."""
+    import json
+
+    from vlkb.kb.loader import index_path
+
+    stored = json.loads(index_path().read_text(encoding="utf-8"))["literals"]
+    for e in engine.entries:
+        for rule in e.patterns:
+            need = required_literals(rule.regex)
+            assert stored[rule.regex.pattern] == (sorted(need) if need else None), (e.id, rule.regex.pattern)
