@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
-"""Benchmark `vlkb diagnose`: throughput and peak RSS on a large multi-rank log, wall time on a small one,
-against `grep -E -c` and Drain3 on the same log, and the matching cost with a 5,000-entry KB.
+"""Benchmark `vlkb diagnose`: throughput and peak RSS on large logs of several mixes (benchmarks/mixes.py:
+quiet, noisy, error-dense, long lines, and one huge line with no newline), each against `grep -E -c`
+over the same file in the same run; wall time on a small log and `--help`; Drain3 on the quiet log;
+the matching cost with a 5,000-entry KB.
 
-  python benchmarks/bench_diagnose.py [--size-mb 1024] [--ranks 8] [--runs 3] [--keep PATH] [--stream-gb 10]
+  python benchmarks/bench_diagnose.py [--size-mb 1024] [--mix quiet,noisy,error-dense,long-lines]
+                                      [--one-line-mb 1024] [--runs 3] [--keep DIR] [--stream-gb 10]
 
-The generated log interleaves 8 ranks' tqdm redraws, HF-style metric dicts, INFO lines and warnings,
-with a real failure (a fixture's ZeRO-2 traceback) near the end on one rank, followed by the cascade
-(NCCL watchdog timeouts on the other ranks, SIGTERM notices). `grep -E -c` over the same file with
-the KB's key words is printed beside it as the floor of one pass. Prints figures; asserts nothing.
+Each mix ends with the same real failure (a fixture's ZeRO-2 traceback) and its cascade; the table
+says whether vlkb still named it. `grep -E -c` with the KB's key words is the floor of one pass.
+Prints figures; asserts nothing.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import random
 import resource
 import shutil
 import statistics
@@ -24,49 +25,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FAILURE = ROOT / "kb/entries/zero-grad-reduced-twice/zero-grad-reduced-twice.pos-llamafactory-minicpmv-partial.log"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mixes import EXPECTED, MIXES, one_line  # noqa: E402
+
 SMALL = ROOT / "data/samples/ms-swift-minicpmv-dpo-zero2.log"
 GREP_WORDS = "Traceback|Error|Exception|nan|NCCL|Killed|SIGTERM|OVERFLOW|out of memory"
-
-
-def noise_line(rng: random.Random, rank: int, step: int, total: int) -> str:
-    kind = rng.random()
-    if kind < 0.6:  # tqdm redraws, several per line, as a terminal capture keeps them
-        redraws = "".join(f"\r{100 * s // total:3d}%|{'#' * (10 * s // total):<10}| {s}/{total} "
-                          f"[{s // 60:02d}:{s % 60:02d}<{(total - s) // 60:02d}:00, {rng.uniform(1, 3):.2f}it/s]"
-                          for s in range(step, step + 3))
-        return f"[rank{rank}]:{redraws}"
-    if kind < 0.85:
-        return (f"[rank{rank}]:{{'loss': {rng.uniform(0.5, 2.5):.4f}, 'grad_norm': {rng.uniform(0.3, 9):.4f}, "
-                f"'learning_rate': {rng.uniform(1e-6, 2e-5):.3e}, 'epoch': {step / total:.2f}}}")
-    if kind < 0.97:
-        return (f"[rank{rank}]:[INFO|trainer.py:2433] 2025-09-05 19:{step % 60:02d}:49,989 >> "
-                f"saving checkpoint-{step} to output/checkpoint-{step}")
-    return (f"[rank{rank}]:/usr/lib/python3.10/site-packages/torch/utils/checkpoint.py:61: UserWarning: "
-            f"torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly.")
-
-
-def generate(path: Path, size_mb: int, ranks: int) -> None:
-    rng = random.Random(0)
-    target = size_mb << 20
-    from vlkb.kb.fixtures import parse
-
-    failure = parse(FAILURE).text.splitlines()  # the real log, markers removed
-    written, step, total = 0, 0, 10_000_000
-    with open(path, "w", encoding="utf-8") as out:
-        while written < target * 0.98:
-            step += 1
-            block = "\n".join(noise_line(rng, r, step, total) for r in range(ranks)) + "\n"
-            out.write(block)
-            written += len(block)
-        out.write("\n".join(failure) + "\n")
-        for r in range(ranks):
-            if r != 2:
-                out.write(f"[rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation "
-                          f"timeout: WorkNCCL(SeqNum=931, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
-                          f"Timeout(ms)=1800000) ran for 1800104 milliseconds before timing out.\n")
-        for pid in range(4001, 4001 + ranks):
-            out.write(f"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {pid} closing signal SIGTERM\n")
 
 
 def timed(cmd: list[str]) -> tuple[float, int, str]:
@@ -85,57 +48,85 @@ def log_options(runs: int) -> argparse.ArgumentParser:
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--ranks", type=int, default=8)
     ap.add_argument("--runs", type=int, default=runs)
-    ap.add_argument("--keep", type=Path, help="write the generated log here and keep it")
+    ap.add_argument("--keep", type=Path, help="write the generated logs into this folder and keep them")
     return ap
+
+
+def run_mix(vlkb: list[str], path: Path, runs: int) -> dict:
+    """Median throughput of vlkb and grep on one file, vlkb's peak RSS, and its verdict."""
+    import json
+
+    size = path.stat().st_size
+    times, rss, out = [], 0, ""
+    for _ in range(runs):
+        s, r, out = timed(vlkb + ["diagnose", str(path), "--format", "json"])
+        times.append(s)
+        rss = max(rss, r)
+    med = statistics.median(times)
+    g = statistics.median(timed(["grep", "-E", "-c", GREP_WORDS, str(path)])[0] for _ in range(runs))
+    try:
+        d = json.loads(out)
+        named = d["matches"][0]["entry"] if d["verdict"] == "known" and d["matches"] else d["verdict"]
+    except ValueError:
+        named = "no JSON"
+    return {"size": size, "vlkb": med, "grep": g, "rss": rss, "named": named}
 
 
 def main() -> None:
     ap = log_options(runs=3)
+    ap.add_argument("--mix", default=",".join(MIXES), help="comma-separated: " + ", ".join(MIXES))
+    ap.add_argument("--one-line-mb", type=int, default=1024, help="size of the one-line log (0: skip)")
     ap.add_argument("--stream-gb", type=int, default=10,
-                    help="also pipe the log this many GB deep into `vlkb diagnose -` for peak RSS (0: skip)")
+                    help="also pipe the quiet log this many GB deep into `vlkb diagnose -` for peak RSS (0: skip)")
     a = ap.parse_args()
     vlkb = [shutil.which("vlkb") or f"{sys.executable} -m vlkb"][0].split()
     tmp = Path(tempfile.mkdtemp())
-    big = a.keep or tmp / "big.log"
-    t = time.perf_counter()
-    generate(big, a.size_mb, a.ranks)
-    size = big.stat().st_size
-    print(f"generated {size / 2**20:.0f} MiB, {a.ranks} ranks, in {time.perf_counter() - t:.1f} s: {big}")
-
-    runs, rss, out = [], 0, ""
-    for _ in range(a.runs):
-        s, r, out = timed(vlkb + ["diagnose", str(big), "--format", "json"])
-        runs.append(s)
-        rss = max(rss, r)
-    med = statistics.median(runs)
-    import json
-    d = json.loads(out)
-    top = d["matches"][0]["entry"] if d["matches"] else None
-    print(f"vlkb diagnose (large): median {med:.2f} s over {a.runs} runs = {size / 2**20 / med:.0f} MB/s, "
-          f"peak RSS {rss} MiB, verdict {d['verdict']} {top}, root rank {d['incidents'][0]['ranks']}")
-    greps = [timed(["grep", "-E", "-c", GREP_WORDS, str(big)])[0] for _ in range(a.runs)]
-    g = statistics.median(greps)
-    print(f"grep -E -c (floor of one pass): median {g:.2f} s = {size / 2**20 / g:.0f} MB/s; "
-          f"vlkb / grep throughput = {g / med:.2f}")
+    where = a.keep or tmp
+    where.mkdir(parents=True, exist_ok=True)
+    results, quiet_log = [], None
+    for name in a.mix.split(","):
+        path = where / f"{name}.log"
+        t = time.perf_counter()
+        MIXES[name](path, a.size_mb) if name != "quiet" else MIXES[name](path, a.size_mb, a.ranks)
+        print(f"generated {name}: {path.stat().st_size / 2**20:.0f} MiB in {time.perf_counter() - t:.1f} s")
+        r = run_mix(vlkb, path, a.runs)
+        print(f"  vlkb {r['size'] / 2**20 / r['vlkb']:.0f} MB/s, grep {r['size'] / 2**20 / r['grep']:.0f} MB/s, "
+              f"peak RSS {r['rss']} MiB, named {r['named']}")
+        results.append((name, r))
+        if name == "quiet":
+            quiet_log = path
+        elif not a.keep:
+            os.unlink(path)
+    if a.one_line_mb:
+        path = where / "one-line.log"
+        one_line(path, a.one_line_mb)
+        r = run_mix(vlkb, path, a.runs)
+        results.append((f"one {a.one_line_mb} MiB line, no newline", r))
+        if not a.keep:
+            os.unlink(path)
     small = statistics.median(timed(vlkb + ["diagnose", str(SMALL)])[0] for _ in range(max(5, a.runs)))
-    print(f"vlkb diagnose (small, {SMALL.stat().st_size} B): median wall {small * 1000:.0f} ms")
     helps = statistics.median(timed(vlkb + ["--help"])[0] for _ in range(max(5, a.runs)))
-    stream = streamed(vlkb, big, a.stream_gb) if a.stream_gb else None
-    drain = drain3_rate(big)
+    stream = streamed(vlkb, quiet_log, a.stream_gb) if a.stream_gb and quiet_log else None
+    drain = drain3_rate(quiet_log) if quiet_log else None
     per_incident = match_cost(5000)
-    if not a.keep:
-        os.unlink(big)
+    if quiet_log and not a.keep:
+        os.unlink(quiet_log)
+
+    print()
+    print("| mix | size | vlkb | grep -E -c | vlkb / grep | peak RSS | diagnosis |")
+    print("|---|---|---|---|---|---|---|")
+    for name, r in results:
+        mb = r["size"] / 2**20
+        right = "n/a (no failure in it)" if name.startswith("one ") else \
+            ("right" if r["named"] == EXPECTED else f"WRONG: {r['named']}")
+        print(f"| {name} | {mb:.0f} MiB | {mb / r['vlkb']:.0f} MB/s ({r['vlkb']:.2f} s) | {mb / r['grep']:.0f} MB/s | "
+              f"{r['grep'] / r['vlkb']:.2f} | {r['rss']} MiB | {right} |")
     rows = [
-        ("log size", f"{size / 2**20:.0f} MiB, {a.ranks} ranks"),
-        ("vlkb diagnose throughput (median)", f"{size / 2**20 / med:.0f} MB/s ({med:.2f} s)"),
-        ("grep -E -c, same file (one-pass floor)", f"{size / 2**20 / g:.0f} MB/s ({g:.2f} s)"),
-        ("vlkb / grep", f"{g / med:.2f}"),
-        ("Drain3 on a 1% sample", f"{drain:.0f} lines/s"),
-        ("vlkb peak RSS", f"{rss} MiB"),
         *([(f"vlkb peak RSS, {stream[0] / 2**30:.1f} GiB piped to stdin", f"{stream[1]} MiB ({stream[0] / 2**20 / stream[2]:.0f} MB/s)")]
           if stream else []),
         ("vlkb diagnose, small log (median wall)", f"{small * 1000:.0f} ms"),
         ("vlkb --help (median wall)", f"{helps * 1000:.0f} ms"),
+        *([("Drain3 on a 1% sample of the quiet log", f"{drain:.0f} lines/s")] if drain else []),
         ("match cost, 5,000-entry KB", f"{per_incident:.1f} ms per incident"),
     ]
     width = max(len(r[0]) for r in rows)

@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_diagnose import generate, log_options  # noqa: E402
+from bench_diagnose import log_options  # noqa: E402
+from mixes import quiet as generate  # noqa: E402
 
 from vlkb.tui.app import VlkbApp  # noqa: E402
 from vlkb.tui.lineindex import LineIndex  # noqa: E402
