@@ -11,7 +11,7 @@ import re
 from . import defining
 from .memo import Memo
 from .model import Incident, Line
-from .textnorm import canon
+from .textnorm import canon, template
 
 MAX_INCIDENTS = 5000  # distinct incidents kept; beyond this only failures are added
 MAX_FOLDED_LINES = 8  # sample lines kept from the other occurrences of a folded incident
@@ -83,7 +83,7 @@ class Collector:
     def _fingerprint(self, inc: Incident) -> tuple:
         if len(inc.lines) != 1 or inc.chain:
             return fingerprint(inc)
-        memo = f"{inc.kind}\0{inc.first.text}"
+        memo = f"{inc.kind}\0{template(inc.first.text)}"
         key = self._print_of_line.get(memo)
         if key is None:
             key = fingerprint(inc)

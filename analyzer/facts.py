@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from .memo import Memo
 from .model import Line
+from .textnorm import template
 
 MAX_KEYS = 64
 
@@ -172,6 +173,7 @@ class FactSheet:
         self.facts: dict[str, Fact] = {}
         self.lines: dict[str, Line] = {}  # text -> first line matching CONFIG_LINE
         self._seen = Memo()
+        self._shapes = Memo()  # templates of the gated lines read
 
     def observe(self, line: Line) -> None:
         text = line.text
@@ -180,7 +182,11 @@ class FactSheet:
         self._seen.remember(text, True)
         if not _gated(text):
             return
-        if len(self.lines) < MAX_CONFIG_LINES and CONFIG_LINE.search(text):
+        key = template(text)  # a line that differs from one read before only in its numbers adds nothing
+        if key in self._shapes:
+            return
+        self._shapes.remember(key, True)
+        if len(self.lines) < MAX_CONFIG_LINES and CONFIG_LINE.search(text[:4000]):
             self.lines[text] = line
         if len(self.facts) >= MAX_KEYS or len(text) > 4000:
             return

@@ -13,9 +13,14 @@ from dataclasses import dataclass, field, replace
 from . import patterns as P
 from .memo import Memo
 from .model import Exc, Frame, Incident, Line
+from .textnorm import template
 
 MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
 MAX_MESSAGE_LINES = 60
+# A line is classified by its first CLASSIFY_CHARS characters: what makes a line a record (a traceback
+# header, an exception type, a kill notice) is at its start or within a prefix of it, and a 100 KB
+# tensor dump must not cost every regex a pass over 100 KB. A message found there keeps its full text.
+CLASSIFY_CHARS = 4096
 CHAIN_GAP = 3  # lines allowed between a chain marker and the next "Traceback"
 NOTHING = "nothing"  # what `feed` returns for a line that is no incident and opens no record
 
@@ -62,6 +67,7 @@ class RecordParser:
         # text -> kind of the one-line incident it is ("" for none); warnings and metrics repeat
         # across ranks and steps, so most candidate lines were classified before
         self._memo = Memo()
+        self._in_record = Memo()  # text -> failure kind ("" for none) of a line inside a traceback
         self._clock: dict[tuple, str] = {}  # stream -> the last time a line of it stated
 
     @property
@@ -87,7 +93,7 @@ class RecordParser:
 
     # ---- starting records ------------------------------------------------------------------
     def _start(self, line: Line) -> Incident | str | None:
-        known = self._memo.get(line.text)
+        known = self._memo.get(template(line.text))
         if known is not None:
             if known:
                 return self._emit(self._stamped(Incident(kind=known, lines=[line], ranks=_ranks(line))))
@@ -95,7 +101,8 @@ class RecordParser:
         return self._classify(line)
 
     def _classify(self, line: Line) -> Incident | str | None:
-        text = line.text
+        full = line.text
+        text = full[:CLASSIFY_CHARS]
         found = P.TRACEBACK.search(text)
         if found:
             inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
@@ -120,24 +127,26 @@ class RecordParser:
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(m.group("type"), "", line)])
             self._open[line.stream] = _Open(inc, "notebook")
             return
-        exc = _exception_line(text, strict=True)
+        exc = _exception_line(full if len(full) <= CLASSIFY_CHARS else text, strict=True)
+        if exc is not None and len(full) > CLASSIFY_CHARS:  # the type leads the line: the message is the rest
+            exc = (exc[0], full[len(exc[0]):].lstrip(":").strip())
         if exc is None:
             m = P.LOGGED_EXC.search(text)
             if m:
-                exc = (m.group("type"), m.group("msg").strip()) if m.group("type") else (m.group("qualified"), "")
+                exc = (m.group("type"), full[m.start("msg"):].strip()) if m.group("type") else (m.group("qualified"), "")
         if exc is not None:
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
             self._open[line.stream] = _Open(inc, "message")
             return
         kind = _standalone_kind(text, warnings=True)
         if kind:
-            self._memo.remember(text, kind)
+            self._memo.remember(template(full), kind)
             return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=_ranks(line))))
         if self._signature is not None and self._signature.search(text):
-            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, text.strip(), line)])
+            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, full.strip(), line)])
             self._open[line.stream] = _Open(inc, "message")
             return None
-        self._memo.remember(text, "")
+        self._memo.remember(template(full), "")
         return NOTHING
 
     # ---- continuing records: return False when the line does not belong here -----------------
@@ -197,7 +206,7 @@ class RecordParser:
         if text.strip() == "" and len(inc.lines) > 1 and not inc.frames and not op.ipython:
             self._finish(op)
             return False
-        if (inc.frames or op.ipython) and (P.RECORD_START.match(text) or _standalone_kind(text, warnings=False)):
+        if (inc.frames or op.ipython) and (P.RECORD_START.match(text) or self._failure_kind(text)):
             self._finish(op)  # the process stopped mid-traceback, or the excerpt did
             return False
         self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
@@ -246,6 +255,15 @@ class RecordParser:
         return False
 
     # ---- helpers -------------------------------------------------------------------------------
+    def _failure_kind(self, text: str) -> str | None:
+        """_standalone_kind without warnings, remembered: the source lines of a traceback repeat on
+        every rank that prints it."""
+        kind = self._in_record.get(text)
+        if kind is None:
+            kind = _standalone_kind(text, warnings=False) or ""
+            self._in_record.remember(text, kind)
+        return kind or None
+
     def _add(self, op: _Open, line: Line) -> None:
         lines = op.incident.lines
         if len(lines) < MAX_RECORD_LINES or op.state != "frames":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .memo import MAX_KEY_LEN
 from .model import Line
 
 # CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
@@ -96,6 +97,17 @@ _CANON_SUBS = [
     (re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"), " "),  # numbers vanish
     (re.compile(r"\s+"), " "),
 ]
+
+
+_DIGIT_RUN = re.compile(r"\d{2,}")
+
+
+def template(text: str) -> str:
+    """The line with every run of two or more digits masked: the key of per-line work, so a warning
+    repeated with new times, steps, pids and values is classified once. Single digits stay, because
+    some shapes hang on one (an exit code, a loss scale collapsed to 1, a loss of exactly 0). A line
+    longer than a memo key may be (memo.MAX_KEY_LEN) is returned as it is: it is never remembered."""
+    return _DIGIT_RUN.sub("#", text) if len(text) <= MAX_KEY_LEN else text
 
 
 def canon(text: str) -> str:
