@@ -15,6 +15,8 @@ SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "IOT":
            "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15}
 # what a shell, libc or the kernel prints for a signal, without its number
 _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus error"), 7),
+                 # torch's DataLoader names a dead worker's signal by strsignal(): "killed by signal: Terminated"
+                 (re.compile(r"killed by signal: Terminated"), 15), (re.compile(r"killed by signal: Killed"), 9),
                  (re.compile(r"Floating point exception"), 8), (re.compile(r"\bKilled\s*$"), 9),
                  # the shell's notice, glibc's, and std::terminate, which aborts (the NCCL watchdog's way out)
                  (re.compile(r"^(?:\S+: line \d+: +\d+ +)?Aborted\b|\bAborted \(core dumped\)|^Fatal Python error: Aborted"
