@@ -8,6 +8,10 @@ import re
 # ---- tracebacks ------------------------------------------------------------------------------
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$')
+# a traceback's indented source line that raises, behind a logger's prefix when the traceback was logged
+# ("ERROR 11-18 18:07:28 engine.py:366]     raise ValueError("No available memory ...")"): it quotes
+# the message of the exception line that follows, it is not a failure of its own
+RAISE_LINE = re.compile(r"^(?:[^\]]{0,200}\] )?\s+raise [A-Z]\w*\(")
 # a frame line the excerpt cut inside its path: 'File "/home/u/Developments/github.com/scenario'
 CUT_FRAME = re.compile(r'^\s*File "[^"]{1,400}$')
 # IPython 8: "File /env/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, ...)"

@@ -142,7 +142,7 @@ class RecordParser:
         if kind:
             self._memo.remember(template(full), kind)
             return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=_ranks(line))))
-        if self._signature is not None and self._signature.search(text):
+        if self._signature is not None and self._signature.search(text) and not P.RAISE_LINE.match(text):
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, full.strip(), line)])
             self._open[line.stream] = _Open(inc, "message")
             return None

@@ -11,7 +11,7 @@ from .patterns import TRIGGER
 from .progress import TAIL_BYTES
 from .reader import InputError, ReadStats, Source, chunks
 from .records import NOTHING, RecordParser, time_before
-from .textnorm import clean, split_glued
+from .textnorm import clean, split_glued, unflatten
 from .trigger import Trigger
 
 
@@ -86,7 +86,7 @@ class _Feeder:
         parts = self.cache.get(raw)
         if parts is None:
             noise, text = split_glued(raw.decode("utf-8", "replace"))
-            parts = ([clean(noise)] if noise else []) + [clean(text)]
+            parts = ([clean(noise)] if noise else []) + [clean(piece) for piece in unflatten(text)]
             self.cache.remember(raw, parts)
         for c in parts:
             line = Line(self.path, lineno, c.text, c.rank, c.host, c.timestamp)

@@ -16,8 +16,18 @@ from .model import Line
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # C0 controls other than tab; log text is untrusted and must not reach a terminal raw.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-# GitHub Actions prefixes every line with an ISO timestamp in UTC.
-_GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) ")
+# GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
+# or give an offset.
+_GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))[ \t]")
+# What wraps a pasted or collected log line before the program's own text, stripped wherever it nests:
+#   a Markdown quote of the paste ("> ", "> > ");
+#   a code viewer's line number ("  42 | ");
+#   docker compose's service column ("trainer-1  | ", "trainer_1  | "), the service taken as the host;
+#   kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), the pod taken as the host.
+_QUOTE = re.compile(r"^(?:>[ \t]?)+")
+_LINENO = re.compile(r"^ {0,6}\d{1,7} \| ")
+_COMPOSE = re.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
+_KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
 #   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"
@@ -53,6 +63,22 @@ def strip_terminal(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+# A traceback flattened into one line with its newlines escaped: a JSON log record ({"log": "..."},
+# Kubernetes and cloud log exports), a Ray job's "last available logs", a Python repr of the text.
+_FLAT_TRACEBACK = re.compile(r'Traceback \(most recent call last\):\\n|\\n {1,4}File \\?"')
+_FLAT_ERROR = re.compile(r"Error|Exception|error:")  # with three escaped newlines or more
+_ESCAPE = re.compile(r'\\(["\\nt]|u[0-9a-fA-F]{4})')
+_UNESCAPE = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def unflatten(text: str) -> list[str]:
+    """The lines of a traceback (or of an error report of three lines or more) whose newlines were
+    escaped into one line, else [text]."""
+    if "\\n" not in text or not (_FLAT_TRACEBACK.search(text) or (text.count("\\n") >= 3 and _FLAT_ERROR.search(text))):
+        return [text]
+    return _ESCAPE.sub(lambda m: _UNESCAPE.get(m.group(1)) or chr(int(m.group(1)[1:], 16)), text).split("\n")
+
+
 def split_glued(text: str) -> tuple[str, str]:
     """A tqdm bar redrawn without a newline glues the next rank's line onto it:
     ``  0%|    | 0/930 [00:00<?, ?it/s][rank2]: Traceback ...``. Return (noise, line)."""
@@ -70,7 +96,21 @@ def clean(raw: str) -> CleanLine:
     if m:
         ts, text = m.group(1), text[m.end():]
     host = rank = None
-    for _ in range(3):  # prefixes nest at most this deep in practice
+    for _ in range(4):  # prefixes nest at most this deep in practice
+        m = _QUOTE.match(text) or _LINENO.match(text)
+        if m and m.end():
+            text = text[m.end():]
+            continue
+        if ts is None:
+            m = _GHA_TS.match(text)
+            if m:
+                ts, text = m.group(1), text[m.end():]
+                continue
+        if host is None:
+            m = _COMPOSE.match(text) or _KUBECTL.match(text)
+            if m:
+                host, text = m.group(1), text[m.end():]
+                continue
         m = _RANK_TORCHRUN.match(text) or _RANK_MPI.match(text)
         if m:
             rank, text = m.group(1), text[m.end():]

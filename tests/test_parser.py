@@ -1,6 +1,7 @@
 """The parser on the shapes real logs take. Inputs are real fixture lines re-wrapped the way each
 launcher or CI system decorates them; the diagnosis must not change."""
 import gzip
+import json
 
 import pytest
 
@@ -43,17 +44,31 @@ def test_canon_drops_numbers_paths_and_parameter_names():
     assert a == b
 
 
-@pytest.mark.parametrize("style", ["plain", "torchrun", "default", "srun", "mpirun", "pdsh", "gha", "crlf"])
+@pytest.mark.parametrize("style", ["plain", "torchrun", "default", "srun", "mpirun", "pdsh", "gha", "crlf",
+                                   "quoted", "numbered", "cloud-tab", "compose", "kubectl", "quoted-torchrun",
+                                   "json-escaped", "json-record"])
 def test_same_diagnosis_under_every_launcher(engine, tmp_path, style):
+    """The same real traceback as launchers, CI systems, collectors and a user's paste wrap it: a
+    Markdown quote of the paste, a code viewer's line numbers, a cloud export's timestamp and tab,
+    docker compose's and kubectl's prefixes, and a JSON log record that escaped the newlines."""
     lines = _bare(GEMINI.text)
     wrap = {
         "plain": lambda l: l, "torchrun": lambda l: f"[rank1]:{l}", "default": lambda l: f"[default1]:{l}",
         "srun": lambda l: f"1: {l}", "mpirun": lambda l: f"[1,1]<stderr>:{l}", "pdsh": lambda l: f"node-3: {l}",
         "gha": lambda l: f"2025-01-01T00:00:00.0000000Z {l}", "crlf": lambda l: l,
+        "quoted": lambda l: f"> {l}", "numbered": lambda l: f"{lines.index(l) + 1:5d} | {l}",
+        "cloud-tab": lambda l: f"2025-01-01T00:00:00.123+00:00\t{l}", "compose": lambda l: f"trainer-1  | {l}",
+        "kubectl": lambda l: f"[pod/train-worker-0/pytorch] {l}", "quoted-torchrun": lambda l: f"> [rank1]:{l}",
+        "json-escaped": lambda l: l, "json-record": lambda l: l,
     }[style]
     sep = "\r\n" if style == "crlf" else "\n"
+    text = sep.join(wrap(l) for l in lines)
+    if style == "json-escaped":  # one line, newlines escaped, as a JSON string's body
+        text = json.dumps(text)[1:-1]
+    elif style == "json-record":
+        text = json.dumps({"log": text, "stream": "stderr", "time": "2025-01-01T00:00:00Z"})
     path = tmp_path / "train.log"
-    path.write_bytes(sep.join(wrap(l) for l in lines).encode())
+    path.write_bytes(text.encode())
     d = engine.diagnose([str(path)])
     assert d.verdict == "known" and d.matches[0].entry.id == "colossalai-gemini-grad-chunk-none"
     assert d.root.kind == "traceback" and len(d.root.frames) == 5
