@@ -25,6 +25,9 @@ _GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\
 #   docker compose's service column ("trainer-1  | ", "trainer_1  | "), the service taken as the host;
 #   kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), the pod taken as the host.
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
+#   a logger's time stamp: Python logging's default "2024-05-01 10:00:00,123 - ERROR - ", a bracketed
+#   "[2024-05-01 10:00:00] " (DeepSpeed, many scripts); kept as the line's time
+_LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]?(?: - [A-Z]{4,8} -)? ")
 _LINENO = re.compile(r"^ {0,6}\d{1,7} \| ")
 _COMPOSE = re.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
 _KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
@@ -102,7 +105,7 @@ def clean(raw: str) -> CleanLine:
             text = text[m.end():]
             continue
         if ts is None:
-            m = _GHA_TS.match(text)
+            m = _GHA_TS.match(text) or _LOG_TS.match(text)
             if m:
                 ts, text = m.group(1), text[m.end():]
                 continue
