@@ -69,15 +69,19 @@ def strip_terminal(text: str) -> str:
 # A traceback flattened into one line with its newlines escaped: a JSON log record ({"log": "..."},
 # Kubernetes and cloud log exports), a Ray job's "last available logs", a Python repr of the text.
 _FLAT_TRACEBACK = re.compile(r'Traceback \(most recent call last\):\\n|\\n {1,4}File \\?"')
-_FLAT_ERROR = re.compile(r"Error|Exception|error:")  # with three escaped newlines or more
+# a JSON log record whose text field holds several lines (docker's json-file driver, fluentd, Vector)
+_JSON_RECORD = re.compile(r'^\{\s?"(?:log|message|msg|text|textPayload)"\s?:\s?"')
+# with three escaped newlines or more, any sign of a failure
+_FLAT_ERROR = re.compile(r"(?i)error|exception|killed|fault|abort|\bnan\b|SIG[A-Z]{3}")
 _ESCAPE = re.compile(r'\\(["\\nt]|u[0-9a-fA-F]{4})')
 _UNESCAPE = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 
 def unflatten(text: str) -> list[str]:
-    """The lines of a traceback (or of an error report of three lines or more) whose newlines were
-    escaped into one line, else [text]."""
-    if "\\n" not in text or not (_FLAT_TRACEBACK.search(text) or (text.count("\\n") >= 3 and _FLAT_ERROR.search(text))):
+    """The lines of a traceback, a JSON log record, or an error report of three lines or more whose
+    newlines were escaped into one line, else [text]."""
+    if "\\n" not in text or not (_FLAT_TRACEBACK.search(text) or _JSON_RECORD.match(text)
+                                  or (text.count("\\n") >= 3 and _FLAT_ERROR.search(text))):
         return [text]
     return _ESCAPE.sub(lambda m: _UNESCAPE.get(m.group(1)) or chr(int(m.group(1)[1:], 16)), text).split("\n")
 

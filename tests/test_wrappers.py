@@ -1,0 +1,41 @@
+"""Every positive fixture keeps its diagnosis when the log reaches vlkb wrapped the way pastes and log
+collectors wrap it (issue 13: real logs come quoted, numbered, time-stamped, JSON-escaped).
+
+A floor, not an exact count: a few fixtures are shapes a wrapper does break (a rich box escaped into
+JSON, a one-line excerpt). The misses are listed when the floor is not met."""
+import json
+
+import pytest
+
+from vlkb.kb import fixtures as fx
+from vlkb.kb import load
+
+ENTRIES = {e.id: e for e in load()}
+POSITIVES = [f for f in fx.discover(list(ENTRIES.values())) if f.kind == "pos" and not ENTRIES[f.entry].silent]
+WRAPPERS = {
+    "markdown quote": lambda t: "\n".join("> " + l for l in t.splitlines()),
+    "line numbers": lambda t: "\n".join(f"{i + 1:5d} | {l}" for i, l in enumerate(t.splitlines())),
+    "python logging": lambda t: "\n".join("2024-05-01 10:00:00,123 - ERROR - " + l for l in t.splitlines()),
+    "cloud export": lambda t: "\n".join("2024-05-01T10:00:00.123Z\t" + l for l in t.splitlines()),
+    "docker compose": lambda t: "\n".join("trainer-1  | " + l for l in t.splitlines()),
+    "json record": lambda t: json.dumps({"log": t, "stream": "stderr"}),
+}
+FLOOR = 0.95
+
+
+def _named(engine, path, text):
+    path.write_text(text, encoding="utf-8")
+    d = engine.diagnose([str(path)])
+    return d.named.entry.id if d.named else d.verdict
+
+
+@pytest.mark.parametrize("wrapper", list(WRAPPERS))
+def test_a_wrapped_log_keeps_its_diagnosis(engine, tmp_path, wrapper):
+    misses = []
+    for f in POSITIVES:
+        plain = _named(engine, tmp_path / "plain.log", f.text)
+        wrapped = _named(engine, tmp_path / "wrapped.log", WRAPPERS[wrapper](f.text))
+        if wrapped != plain:
+            misses.append(f"{f.name}: {plain} -> {wrapped}")
+    kept = 1 - len(misses) / len(POSITIVES)
+    assert kept >= FLOOR, f"{wrapper}: {kept:.3f} of {len(POSITIVES)} kept; " + "; ".join(misses)
