@@ -87,8 +87,8 @@ class Engine:
         """The shipped KB plus `extra_kb` directories, with the persisted index (kb/fit.py)."""
         from vlkb.kb import loader  # the KB package; no heavy imports
 
-        entries = loader.load(extra_kb)
         index = json.loads(loader.index_path().read_text(encoding="utf-8"))
+        entries = loader.load(extra_kb, index.get("docs"))
         if index["fingerprint"] == loader.fingerprint(entries):
             idf, vectors = index["idf"], index["vectors"]
         else:  # extra entries changed the corpus: refit in plain Python, same formula

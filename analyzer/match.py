@@ -154,7 +154,7 @@ class Matcher:
         self._always = set()
         for i, e in enumerate(entries):
             for rule in e.patterns:
-                pattern = rule.regex.pattern
+                pattern = rule.source
                 need = literals[pattern] if literals and pattern in literals else required_literals(rule.regex)
                 if need is None:
                     self._always.add(i)

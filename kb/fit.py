@@ -21,7 +21,7 @@ from vlkb.analyzer.patterns import required_literals
 
 from . import docs, report
 from . import fixtures as fx
-from .loader import fingerprint, index_path, load
+from .loader import fingerprint, index_path, load, parsed_docs, shipped_dir
 
 NEUTRAL = Calibration([0.0] * len(FEATURES), 0.0, 0.5)
 
@@ -106,8 +106,10 @@ def fit(out: Path | None = None, readme: Path | None = None) -> list[str]:
         "vectors": vectors,
         # each pattern's required literals (analyzer/patterns.required_literals), so start-up does
         # not parse every regex again; a pattern missing here (an extra KB) is parsed at load
-        "literals": {r.regex.pattern: sorted(lits) if (lits := required_literals(r.regex)) else None
+        "literals": {r.source: sorted(lits) if (lits := required_literals(r.regex)) else None
                      for e in entries for r in e.patterns},
+        # the shipped entries' parsed YAML with each file's hash: start-up skips the YAML parser
+        "docs": parsed_docs(shipped_dir()),
     }
     out = out or index_path()
     out.parent.mkdir(parents=True, exist_ok=True)

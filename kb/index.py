@@ -76,7 +76,7 @@ def _fill(db: "sqlite_utils.Database", entries: list[Entry]) -> None:
         "tags": " ".join(e.tags), "messages": "\n".join(e.messages), "path": str(e.path),
         "verify": json.dumps(e.verify),
     } for e in entries), pk="id")
-    db["patterns"].insert_all(({"entry_id": e.id, "kind": kind, "regex": r.regex.pattern, "weight": r.weight,
+    db["patterns"].insert_all(({"entry_id": e.id, "kind": kind, "regex": r.source, "weight": r.weight,
                                 "note": r.note}
                                for e in entries for kind, rules in (("pattern", e.patterns), ("context", e.context))
                                for r in rules), foreign_keys=[("entry_id", "entries", "id")])

@@ -9,13 +9,11 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import yaml
-
 from vlkb.analyzer.textnorm import clean
 
 from . import fixtures as fx
 from .loader import kb_dirs, read_yaml, shipped_dir
-from .schema import problems, todos
+from .schema import EntryError, problems, todos
 
 MIN_POSITIVES = 3
 MIN_NEGATIVES = 1
@@ -57,8 +55,8 @@ def _lint_dir(directory: Path) -> list[Problem]:
     for path in sorted(directory.rglob("*.yaml")):
         try:
             doc = read_yaml(path)
-        except yaml.YAMLError as err:
-            found.append(Problem(str(path), "", f"not valid YAML ({err})", "fix the YAML syntax (quote text holding ': ')"))
+        except EntryError as err:  # "not valid YAML (...)"
+            found.append(Problem(str(path), "", str(err), "fix the YAML syntax (quote text holding ': ')"))
             continue
         found += [Problem(str(path), key, problem, hint) for key, problem, hint in problems(doc) + todos(doc)]
         if not isinstance(doc, dict) or not isinstance(doc.get("id"), str):

@@ -6,28 +6,43 @@ import os
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
-
-import yaml
 
 from vlkb.analyzer.conditions import Advice, Condition
 
 from .schema import EntryError, validate
 
-# libyaml's parser when PyYAML was built with it (it usually is): 5-10x faster on start-up
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def parse_yaml(text: str):
+    """PyYAML, imported here: `vlkb diagnose` reads the shipped entries from the fitted index and
+    needs no YAML parser unless an entry changed or a user's KB is given. libyaml's parser when
+    PyYAML was built with it (it usually is): 5-10x faster."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as err:
+        raise EntryError(f"not valid YAML ({err})") from None
 
 
 def read_yaml(path: Path):
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    return parse_yaml(path.read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
 class Rule:
-    regex: re.Pattern
+    source: str  # the regex as written in the entry
     weight: float
     note: str = ""
+    flags: int = 0
+
+    @cached_property
+    def regex(self) -> re.Pattern:
+        """Compiled on first use: most entries' patterns are never tried on a given log (the matcher
+        scores an entry only when one of its patterns' required literals is there), and compiling
+        every pattern of the KB was most of `vlkb diagnose`'s start-up."""
+        return re.compile(self.source, self.flags)
 
 
 @dataclass
@@ -62,19 +77,34 @@ class Entry:
 
 
 def _rules(items: list[dict], flags: int = 0) -> list[Rule]:
-    return [Rule(re.compile(i["regex"], flags), float(i.get("weight", 1.0)), i.get("note", "")) for i in items]
+    return [Rule(i["regex"], float(i.get("weight", 1.0)), i.get("note", ""), flags) for i in items]
 
 
 def _conditions(items: list[dict]) -> list[Condition]:
     return [Condition(i["fact"], i["op"], i["value"], float(i.get("weight", 0.5)), i.get("note", "")) for i in items]
 
 
-def load_entry(path: Path) -> Entry:
-    try:
-        doc = read_yaml(path)
-    except yaml.YAMLError as err:
-        raise EntryError(f"{path}: not valid YAML ({err})") from None
-    doc = validate(doc, str(path))
+def parsed_docs(directory: Path) -> dict[str, dict]:
+    """Each entry file of `directory` (path relative to it) -> its sha256 and parsed YAML, for `kb fit`
+    to store: start-up then reads unchanged entries from the index instead of parsing YAML."""
+    return {str(p.relative_to(directory)): {"sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
+                                           "doc": read_yaml(p)}
+            for p in sorted(directory.rglob("*.yaml"))}
+
+
+def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = None) -> Entry:
+    """`compile_check=False` for the shipped KB, whose regexes the suite and `vlkb kb lint` compile;
+    a user's entries are always checked whole when loaded. `parsed`: the file's YAML as `kb fit`
+    stored it (`parsed_docs`), used when the file's bytes still hash the same."""
+    raw = path.read_bytes()
+    if parsed is not None and parsed.get("sha256") == hashlib.sha256(raw).hexdigest():
+        doc = parsed["doc"]
+    else:
+        try:
+            doc = parse_yaml(raw.decode("utf-8"))
+        except (EntryError, UnicodeDecodeError) as err:
+            raise EntryError(f"{path}: {err}") from None
+    doc = validate(doc, str(path), compile_check)
     stem = path.stem
     fixtures = sorted(p for p in path.parent.glob(f"{stem}.*.log"))
     return Entry(
@@ -104,14 +134,17 @@ def kb_dirs(extra_dirs: list[str | Path] = ()) -> list[Path]:
     return [shipped_dir(), *map(Path, env), *map(Path, extra_dirs)]
 
 
-def load(extra_dirs: list[str | Path] = ()) -> list[Entry]:
-    """Every entry, shipped first; an extra entry with a shipped id replaces it."""
+def load(extra_dirs: list[str | Path] = (), parsed: dict[str, dict] | None = None) -> list[Entry]:
+    """Every entry, shipped first; an extra entry with a shipped id replaces it. `parsed`: the shipped
+    entries' YAML as `kb fit` stored it (parsed_docs)."""
     by_id: dict[str, Entry] = {}
     for directory in kb_dirs(extra_dirs):
         if not directory.is_dir():
             raise EntryError(f"{directory}: not a directory of KB entries")
+        shipped = directory.resolve() == shipped_dir().resolve()
         for path in sorted(directory.rglob("*.yaml")):
-            entry = load_entry(path)
+            stored = (parsed or {}).get(str(path.relative_to(directory))) if shipped else None
+            entry = load_entry(path, compile_check=not shipped, parsed=stored)
             by_id[entry.id] = entry
     return list(by_id.values())
 

@@ -27,8 +27,9 @@ def schema() -> dict:
     return json.loads((resources.files("vlkb.kb") / "schema.json").read_text(encoding="utf-8"))
 
 
-def problems(doc: Any) -> list[tuple[str, str, str]]:
-    """Every (key, problem, what to write) in `doc`; empty when the entry is valid."""
+def problems(doc: Any, compile_check: bool = True) -> list[tuple[str, str, str]]:
+    """Every (key, problem, what to write) in `doc`; empty when the entry is valid. Without
+    `compile_check` the regexes are not compiled here (they are when first used)."""
     s = schema()
     if not isinstance(doc, dict):
         return [("", f"the file must hold one mapping (key: value), found {type(doc).__name__}", "")]
@@ -43,12 +44,12 @@ def problems(doc: Any) -> list[tuple[str, str, str]]:
     for key, value in doc.items():
         if key in props:
             out += [(key, p, props[key]["hint"]) for p in _check(value, props[key], key)]
-    out += _extra(doc, props) + _ranges(doc, props)
+    out += _extra(doc, props, compile_check) + _ranges(doc, props)
     return out
 
 
-def validate(doc: Any, path: str) -> dict:
-    found = problems(doc)
+def validate(doc: Any, path: str, compile_check: bool = True) -> dict:
+    found = problems(doc, compile_check)
     if found:
         key, problem, hint = found[0]
         where = f"key '{key}': " if key else ""
@@ -94,14 +95,15 @@ def _check(value: Any, spec: dict, where: str) -> list[str]:
     return out
 
 
-def _extra(doc: dict, props: dict) -> list[tuple[str, str, str]]:
+def _extra(doc: dict, props: dict, compile_check: bool = True) -> list[tuple[str, str, str]]:
     out = []
     for key in ("patterns", "context"):
         for i, rule in enumerate(doc.get(key) or []):
             if not isinstance(rule, dict) or not isinstance(rule.get("regex"), str):
                 continue
             try:
-                re.compile(rule["regex"])
+                if compile_check:
+                    re.compile(rule["regex"])
             except re.error as err:
                 out.append((key, f"{key}[{i}] regex does not compile ({err})", props[key]["hint"]))
             if key == "patterns" and not rule["regex"].startswith("^"):
