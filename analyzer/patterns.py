@@ -112,6 +112,9 @@ STANDALONE = [
         r"|Failed to import \S+ because of the following error"
         r"|The actor (?:is dead because|died unexpectedly)|\bActorDiedError\b"  # Ray: a worker process died
         r"|^CUDA SETUP: Problem: "  # bitsandbytes could not load its CUDA library
+        # argparse (and jsonargparse) rejecting the command line, after its "usage:" lines
+        r"|^(?:[\w./-]{1,100}: )?error: (?:unrecognized arguments: |the following arguments are required: "
+        r"|argument \S{1,100}: (?:invalid |expected ))"
     )),
     # a training loss of exactly zero (HF Trainer/TRL/LLaMA-Factory/ms-swift dicts, the train-metrics
     # summary, kohya's postfix): not a failure, a sign the run learns nothing (silent entries decide)

@@ -290,12 +290,22 @@ class RecordParser:
     def _finish(self, op: _Open) -> None:
         inc = op.incident
         self._open.pop(inc.first.stream, None)
-        if inc.kind == "traceback" and not inc.frames and not inc.chain \
-                and not any(P.CUT_FRAME.match(line.text) for line in inc.lines[1:3]):
+        if inc.kind == "traceback" and not inc.frames and not inc.chain and not _cut_in_first_frame(inc):
             return  # a lone "Traceback (most recent call last):" carries nothing; one cut in its first frame does
         _read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)
+
+
+def _cut_in_first_frame(inc: Incident) -> bool:
+    """A traceback header whose first frame the excerpt cut ('  File "/home/u/proj', even '  Fi'), or
+    flattened onto the header's own line by a paste that lost the newlines."""
+    first = inc.lines[0].text
+    found = P.TRACEBACK.search(first)
+    if found and 'File "' in first[found.end():]:
+        return True
+    nxt = next((line.text.strip() for line in inc.lines[1:3] if line.text.strip()), "")
+    return bool(nxt) and (P.CUT_FRAME.match(nxt) is not None or 'File "'.startswith(nxt))
 
 
 def _frame(m: re.Match) -> Frame:
