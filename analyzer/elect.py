@@ -43,7 +43,7 @@ _CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "laun
 def fingerprint(inc: Incident) -> tuple:
     frames = tuple(f"{f.basename}:{f.func}" for f in inc.frames[-3:])
     if inc.kind == "metric":
-        return ("metric", canon(re.sub(r"[\d.eE+-]+", "", inc.first.text))[:80])
+        return ("metric", canon(re.sub(r"[\d.eE+-]+", "", inc.first.text[:2000]))[:80])
     return (inc.kind, inc.exception, canon(inc.message[:2000])[:300], frames)
 
 

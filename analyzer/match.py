@@ -31,6 +31,7 @@ from .trigger import ahocorasick_rs
 # spaces costs one scan, not one per space (quadratic on a hostile line).
 _RICH_CODE = re.compile(r"^\s*[│|]\s*(?:❱\s*)?(?:\d+\s*)?(?:[│|]\s*)*|(?<!\s)\s*[│|]\s*$")
 
+CANDIDATE_CHARS = 16384
 SHORTLIST = 16  # best TF-IDF entries (and at most as many trigger hits) fully scored per incident
 CHAMPIONS = 64  # entries kept per term in the inverted index
 
@@ -94,16 +95,17 @@ class Calibration:
 
 def candidates(inc: Incident) -> list[tuple[str, Line]]:
     """The strings patterns are tried on: the exception line(s) as `Type: message` with wrapped
-    continuation joined, and each message line on its own, all left-stripped."""
+    continuation joined, and each message line on its own, all left-stripped; each its first
+    CANDIDATE_CHARS (patterns match near the start; a megabyte line is not read whole)."""
     out: list[tuple[str, Line]] = []
     for exc in inc.chain:
         if exc.line is None:
             continue
-        joined = " ".join(exc.message.split())
+        joined = " ".join(exc.message[:CANDIDATE_CHARS].split())
         out.append((f"{exc.type}: {joined}" if exc.type else joined, exc.line))
     by_text = {}
     for line in inc.lines:
-        text = _RICH_CODE.sub("", line.text).strip()
+        text = _RICH_CODE.sub("", line.text[:CANDIDATE_CHARS]).strip()
         if text and text not in by_text:
             by_text[text] = line
     out.extend(by_text.items())
@@ -114,14 +116,16 @@ def incident_tokens(inc: Incident) -> dict:
     """The defining tokens of the failure: its exception line, or its first lines for a one-line
     incident (a launcher's exit code, a kernel's notice)."""
     text = "\n".join([f"{inc.exception}: {inc.message[:600]}" if inc.exception else inc.message[:600],
-                      *(line.text for line in inc.lines[:4] if inc.kind != "traceback")])
+                      *(line.text[:2000] for line in inc.lines[:4] if inc.kind != "traceback")])
     return defining.tokens(text, inc.exception)
 
 
 def incident_document(inc: Incident) -> str:
-    parts = [inc.exception or "", inc.message]
+    """What TF-IDF reads of an incident: the exception, frames and first 200 lines, each line's first
+    2 KB (a multi-megabyte line must not cost a canonicalisation pass per megabyte)."""
+    parts = [inc.exception or "", inc.message[:2000]]
     parts += [f"{f.basename} {f.func}" for f in inc.frames]
-    parts += [line.text for line in inc.lines[:200]]
+    parts += [line.text[:2000] for line in inc.lines[:200]]
     return "\n".join(parts)
 
 
@@ -195,7 +199,7 @@ class Matcher:
         """`facts`: key -> Fact read from the log (analyzer/facts.py), for the entries' conditions."""
         facts = facts or {}
         cands = candidates(inc)
-        canon_msg = canon(" ".join(filter(None, [inc.exception, inc.message])))[:600]
+        canon_msg = canon(" ".join(filter(None, [inc.exception, inc.message[:2000]])))[:600]
         doc_vec = tfidf.transform(incident_document(inc), self.idf)
         frames = {f.basename for f in inc.frames} | {f.func for f in inc.frames} | \
                  {f"{f.basename}:{f.func}" for f in inc.frames}

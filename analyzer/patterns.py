@@ -12,6 +12,12 @@ FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<
 # ("ERROR 11-18 18:07:28 engine.py:366]     raise ValueError("No available memory ...")"): it quotes
 # the message of the exception line that follows, it is not a failure of its own
 RAISE_LINE = re.compile(r"^(?:[^\]]{0,200}\] )?\s+raise [A-Z]\w*\(")
+# a traceback flattened onto one line: its frames, and its exception after the last of them
+FLAT_FRAME = re.compile(r'File "(?P<file>[^"]{1,400})", line (?P<line>\d{1,7}), in (?P<func>[\w.<>]{1,200})')
+FLAT_EXC = re.compile(r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit))"
+                      r"(?::[ ]?(?P<msg>.*)|\s*$)")
+
+
 # a frame line the excerpt cut inside its path: 'File "/home/u/Developments/github.com/scenario'
 CUT_FRAME = re.compile(r'^\s*File "[^"]{1,400}$')
 # IPython 8: "File /env/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, ...)"

@@ -104,6 +104,8 @@ class RecordParser:
         full = line.text
         text = full[:CLASSIFY_CHARS]
         found = P.TRACEBACK.search(text)
+        if found and 'File "' in full[found.end():]:  # a flattened traceback, read from its first 64 KB
+            return self._flattened(line, full[found.end():found.end() + 16 * CLASSIFY_CHARS])
         if found:
             inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
             m = P.IPYTHON_HEADER.match(text)
@@ -148,6 +150,17 @@ class RecordParser:
             return None
         self._memo.remember(template(full), "")
         return NOTHING
+
+    def _flattened(self, line: Line, rest: str) -> None:
+        """A traceback whose newlines a paste turned into spaces (Markdown outside a code block):
+        its frames and its exception are read from the one line."""
+        found = list(P.FLAT_FRAME.finditer(rest))
+        inc = Incident(kind="traceback", lines=[line], frames=[_frame(m) for m in found], ranks=_ranks(line))
+        tail = rest[found[-1].end():] if found else rest
+        m = P.FLAT_EXC.search(tail)
+        if m:
+            inc.chain.append(Exc(m.group("type"), (m.group("msg") or "").strip(), line))
+        self._open[line.stream] = _Open(inc, "message" if inc.chain else "frames")
 
     # ---- continuing records: return False when the line does not belong here -----------------
     def _continue(self, op: _Open, line: Line) -> bool:

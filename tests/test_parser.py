@@ -258,3 +258,14 @@ def test_a_lone_json_name_key_is_not_an_exception(engine, tmp_path):
     path = tmp_path / "config.log"
     path.write_text('{\n  "name": "ValueError",\n  "value": 3\n}\n')
     assert engine.diagnose([str(path)]).verdict == "clean"
+
+
+def test_a_traceback_flattened_onto_one_line_keeps_its_frames_and_exception(engine, tmp_path):
+    """A paste outside a code block turns the newlines into spaces: the frames and the exception are
+    read from the one line, and the diagnosis is the plain log's."""
+    lines = [l.strip() for l in _bare(GEMINI.text)]
+    path = tmp_path / "flat.log"
+    path.write_text(" ".join(lines) + "\n")
+    d = engine.diagnose([str(path)])
+    assert d.verdict == "known" and d.matches[0].entry.id == "colossalai-gemini-grad-chunk-none"
+    assert len(d.root.frames) == 5 and d.root.exception == "AssertionError"
