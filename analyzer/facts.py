@@ -138,7 +138,7 @@ _PIP_LINE = re.compile(rf"\s*(?:{_LIB_NAMES})(?:==|\s{{2,}})", re.I)  # pip list
 
 
 def _gated(text: str) -> bool:
-    low = text.lower()
+    low = text[:4000].lower()  # the extractors read no longer line
     return any(w in low for w in _GATE) or _PIP_LINE.match(text) is not None
 
 

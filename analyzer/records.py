@@ -21,6 +21,8 @@ MAX_MESSAGE_LINES = 60
 # header, an exception type, a kill notice) is at its start or within a prefix of it, and a 100 KB
 # tensor dump must not cost every regex a pass over 100 KB. A message found there keeps its full text.
 CLASSIFY_CHARS = 4096
+# a line that is an incident on its own (a kill notice, a watchdog, a metric) says so in its first 1 KB
+STANDALONE_CHARS = 1024
 CHAIN_GAP = 3  # lines allowed between a chain marker and the next "Traceback"
 NOTHING = "nothing"  # what `feed` returns for a line that is no incident and opens no record
 
@@ -140,7 +142,7 @@ class RecordParser:
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
             self._open[line.stream] = _Open(inc, "message")
             return
-        kind = _standalone_kind(text, warnings=True)
+        kind = _standalone_kind(text[:STANDALONE_CHARS], warnings=True)
         if kind:
             self._memo.remember(template(full), kind)
             return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=_ranks(line))))
