@@ -97,25 +97,30 @@ def _tail(out, ranks: int, rng: random.Random) -> None:
         out.write(f"WARNING:torch.distributed.elastic.multiprocessing.api:Sending process {pid} closing signal SIGTERM\n")
 
 
-def _lines(path: Path, size_mb: int, ranks: int, line) -> None:
+def _steps(path: Path, size_mb: int, ranks: int, block) -> None:
+    """Write `block(rng, ranks, step, total)` for step after step up to the size, then the failure."""
     rng = random.Random(0)
     target = size_mb << 20
     written, step, total = 0, 0, 10_000_000
     with open(path, "w", encoding="utf-8") as out:
         while written < target * 0.98:
             step += 1
-            block = "\n".join(line(rng, r, step, total) for r in range(ranks)) + "\n"
-            out.write(block)
-            written += len(block)
+            text = block(rng, ranks, step, total)
+            out.write(text)
+            written += len(text)
         _tail(out, ranks, rng)
 
 
+def _every_rank(line):
+    return lambda rng, ranks, step, total: "\n".join(line(rng, r, step, total) for r in range(ranks)) + "\n"
+
+
 def quiet(path: Path, size_mb: int, ranks: int = 8) -> None:
-    _lines(path, size_mb, ranks, quiet_line)
+    _steps(path, size_mb, ranks, _every_rank(quiet_line))
 
 
 def noisy(path: Path, size_mb: int, ranks: int = 8) -> None:
-    _lines(path, size_mb, ranks, noisy_line)
+    _steps(path, size_mb, ranks, _every_rank(noisy_line))
 
 
 def error_dense(path: Path, size_mb: int, ranks: int = 512) -> None:
@@ -149,19 +154,15 @@ def error_dense(path: Path, size_mb: int, ranks: int = 512) -> None:
 def long_lines(path: Path, size_mb: int, ranks: int = 8) -> None:
     """Tensor and batch dumps of 10-100 KB per line between quiet lines (a print(batch) in a
     training step), then the failure."""
-    rng = random.Random(0)
-    target = size_mb << 20
-    written, step, total = 0, 0, 10_000_000
-    with open(path, "w", encoding="utf-8") as out:
-        while written < target * 0.98:
-            step += 1
-            n = rng.randrange(10_000, 100_000) // 9
-            values = ", ".join(f"{rng.uniform(-3, 3):.4f}" for _ in range(64))
-            dump = f"[rank{step % ranks}]:tensor([[" + ", ".join([values] * (n // 64 + 1)) + "]], device='cuda:0', dtype=torch.bfloat16)"
-            block = dump + "\n" + "\n".join(quiet_line(rng, r, step, total) for r in range(ranks)) + "\n"
-            out.write(block)
-            written += len(block)
-        _tail(out, ranks, rng)
+    quiet_block = _every_rank(quiet_line)
+
+    def block(rng, ranks, step, total):
+        n = rng.randrange(10_000, 100_000) // 9
+        values = ", ".join(f"{rng.uniform(-3, 3):.4f}" for _ in range(64))
+        dump = f"[rank{step % ranks}]:tensor([[" + ", ".join([values] * (n // 64 + 1)) + "]], device='cuda:0', dtype=torch.bfloat16)"
+        return dump + "\n" + quiet_block(rng, ranks, step, total)
+
+    _steps(path, size_mb, ranks, block)
 
 
 def one_line(path: Path, size_mb: int) -> None:
