@@ -23,7 +23,7 @@ _GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\
 #   a Markdown quote of the paste ("> ", "> > ");
 #   a code viewer's line number ("  42 | ");
 #   docker compose's service column ("trainer-1  | ", "trainer_1  | "), the service taken as the host;
-#   kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), the pod taken as the host.
+#   kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), the pod taken as the host;
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 #   a logger's time stamp: Python logging's default "2024-05-01 10:00:00,123 - ERROR - ", a bracketed
 #   "[2024-05-01 10:00:00] " (DeepSpeed, many scripts); kept as the line's time
@@ -31,6 +31,9 @@ _LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]
 _LINENO = re.compile(r"^ {0,6}\d{1,7} \| ")
 _COMPOSE = re.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
 _KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
+#   Ray's per-process prefix on a worker's or actor's output (verl, OpenRLHF, ray.train):
+#   "(WorkerDict pid=2345, ip=10.0.0.3) ", "(TaskRunner pid=88) ", "(raylet) "; the process is the host
+_RAY = re.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?: pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
 #   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"
@@ -114,7 +117,7 @@ def clean(raw: str) -> CleanLine:
                 ts, text = m.group(1), text[m.end():]
                 continue
         if host is None:
-            m = _COMPOSE.match(text) or _KUBECTL.match(text)
+            m = _COMPOSE.match(text) or _KUBECTL.match(text) or _RAY.match(text)
             if m:
                 host, text = m.group(1), text[m.end():]
                 continue

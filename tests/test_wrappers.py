@@ -18,6 +18,7 @@ WRAPPERS = {
     "python logging": lambda t: "\n".join("2024-05-01 10:00:00,123 - ERROR - " + l for l in t.splitlines()),
     "cloud export": lambda t: "\n".join("2024-05-01T10:00:00.123Z\t" + l for l in t.splitlines()),
     "docker compose": lambda t: "\n".join("trainer-1  | " + l for l in t.splitlines()),
+    "ray worker": lambda t: "\n".join("(WorkerDict pid=2345, ip=10.0.0.3) " + l for l in t.splitlines()),
     "json record": lambda t: json.dumps({"log": t, "stream": "stderr"}),
 }
 FLOOR = 0.95
