@@ -26,8 +26,10 @@ _GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\
 #   kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), the pod taken as the host;
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 #   a logger's time stamp: Python logging's default "2024-05-01 10:00:00,123 - ERROR - ", a bracketed
-#   "[2024-05-01 10:00:00] " (DeepSpeed, many scripts); kept as the line's time
-_LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]?(?: - [A-Z]{4,8} -)? ")
+#   "[2024-05-01 10:00:00] " (DeepSpeed, many scripts), and transformers' example scripts'
+#   "08/01/2023 16:20:22 - INFO - __main__ - "; kept as the line's time
+_LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]?(?: - [A-Z]{4,8} -)? "
+                     r"|^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d) - [A-Z]{4,8} - [\w.]{1,100} - ")
 _LINENO = re.compile(r"^ {0,6}\d{1,7} \| ")
 _COMPOSE = re.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
 _KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
@@ -42,6 +44,8 @@ _RANK_TORCHRUN = re.compile(r"\[(?:rank|default)(\d+)\]:[ ]?")
 _RANK_MPI = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
 #   srun --label: "3: " (right-aligned with spaces for wide jobs)
 _RANK_SRUN = re.compile(r"^ {0,3}(\d{1,4}): ")
+#   Lightning's rank-prefixed messages: "[rank: 1] "
+_RANK_LIGHTNING = re.compile(r"^\[rank: (\d{1,5})\] ")
 #   pdsh (DeepSpeed multi-node launcher): "node-1: ", "worker-0: ", "10.0.0.2: ", "localhost: ".
 #   A host name carries a digit or is localhost; exception names ("RuntimeError: ") never do.
 _HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*\d[\w.-]*): ")
@@ -114,14 +118,14 @@ def clean(raw: str) -> CleanLine:
         if ts is None:
             m = _GHA_TS.match(text) or _LOG_TS.match(text)
             if m:
-                ts, text = m.group(1), text[m.end():]
+                ts, text = m.group(1) or m.group(2), text[m.end():]
                 continue
         if host is None:
             m = _COMPOSE.match(text) or _KUBECTL.match(text) or _RAY.match(text)
             if m:
                 host, text = m.group(1), text[m.end():]
                 continue
-        m = _RANK_TORCHRUN.match(text) or _RANK_MPI.match(text)
+        m = _RANK_TORCHRUN.match(text) or _RANK_MPI.match(text) or _RANK_LIGHTNING.match(text)
         if m:
             rank, text = m.group(1), text[m.end():]
             continue

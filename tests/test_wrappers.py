@@ -16,6 +16,8 @@ WRAPPERS = {
     "markdown quote": lambda t: "\n".join("> " + l for l in t.splitlines()),
     "line numbers": lambda t: "\n".join(f"{i + 1:5d} | {l}" for i, l in enumerate(t.splitlines())),
     "python logging": lambda t: "\n".join("2024-05-01 10:00:00,123 - ERROR - " + l for l in t.splitlines()),
+    "transformers examples": lambda t: "\n".join("08/01/2023 16:20:22 - INFO - __main__ - " + l for l in t.splitlines()),
+    "lightning rank": lambda t: "\n".join("[rank: 1] " + l for l in t.splitlines()),
     "cloud export": lambda t: "\n".join("2024-05-01T10:00:00.123Z\t" + l for l in t.splitlines()),
     "docker compose": lambda t: "\n".join("trainer-1  | " + l for l in t.splitlines()),
     "ray worker": lambda t: "\n".join("(WorkerDict pid=2345, ip=10.0.0.3) " + l for l in t.splitlines()),
