@@ -1,7 +1,6 @@
 """`vlkb tui`: the KB browser, or the diagnosis of the logs given, with verify one key away."""
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable
 
@@ -9,6 +8,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from vlkb.analyzer import Engine
+from vlkb.subproc import module_command
 
 from .diagnosis_screen import DiagnosisScreen
 from .help_screen import HelpScreen
@@ -20,7 +20,7 @@ from .verify_screen import VerifyScreen
 def verify_argv(extra_kb: list[str]) -> Callable[[str], list[str]]:
     """The command the verify panel runs: the real `vlkb verify`, output streamed, report as JSON."""
     kb = [arg for d in extra_kb for arg in ("--kb", d)]
-    return lambda entry_id: [sys.executable, "-m", "vlkb", "verify", entry_id, "--stream", "--format", "json", *kb]
+    return lambda entry_id: module_command("vlkb", "verify", entry_id, "--stream", "--format", "json", *kb)
 
 
 class VlkbApp(App):

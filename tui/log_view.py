@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import time
 
 import numpy as np
@@ -23,6 +22,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from vlkb.analyzer.textnorm import strip_terminal
+from vlkb.subproc import module_command
 
 from .lineindex import LineIndex
 
@@ -235,7 +235,7 @@ class LogView(ScrollView, can_focus=True):
     def _select(self, index: LineIndex, rank: str, here: int) -> None:
         """Run the filter in its own process (tui/rank_filter.py) and show what it finds as it comes."""
         worker = get_current_worker()
-        proc = subprocess.Popen([sys.executable, "-m", "vlkb.tui.rank_filter", index.path, rank],
+        proc = subprocess.Popen(module_command("vlkb.tui.rank_filter", index.path, rank),
                                 stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         found, pending, shown = [], b"", time.monotonic()
         try:

@@ -7,12 +7,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from vlkb.subproc import module_command
 
 from .catalog import REPROS, Repro
 from .repros._common import ENV_PREFIX
@@ -83,7 +84,7 @@ def run_once(repro: Repro, mode: str, device: str, timeout: float, outdir: Path,
     log = outdir / f"{mode}.log"
     env = {**os.environ, "DS_ACCELERATOR": "cpu" if device == "cpu" else os.environ.get("DS_ACCELERATOR", "cuda"),
            "PYTHONUNBUFFERED": "1", "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-m", f"vlkb.verify.repros.{repro.module}", "--mode", mode, "--device", device]
+    cmd = module_command(f"vlkb.verify.repros.{repro.module}", "--mode", mode, "--device", device)
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             env=env, start_new_session=True)

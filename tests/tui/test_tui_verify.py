@@ -98,8 +98,11 @@ def test_verify_from_the_kb_browser(fake_verify):
 
 
 def test_the_real_command_streams_and_reports_json():
-    assert verify_argv(["my-kb"])("loss-nan")[1:] == ["-m", "vlkb", "verify", "loss-nan", "--stream", "--format",
-                                                      "json", "--kb", "my-kb"]
+    """The verify screen's child: vlkb verify streaming JSON, started without the working directory
+    on its path (vlkb.subproc)."""
+    argv = verify_argv(["my-kb"])("loss-nan")
+    assert argv[-7:] == ["verify", "loss-nan", "--stream", "--format", "json", "--kb", "my-kb"]
+    assert argv[1:3] == ["-P", "-m"] or "runpy.run_module('vlkb'" in argv[2]
 
 
 def test_help_lists_every_binding(logs):
