@@ -19,22 +19,22 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
 # or give an offset.
 _GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))[ \t]")
-# What wraps a pasted or collected log line before the program's own text, stripped wherever it nests:
-#   a Markdown quote of the paste ("> ", "> > ");
-#   a code viewer's line number ("  42 | ");
-#   docker compose's service column ("trainer-1  | ", "trainer_1  | "), the service taken as the host;
-#   kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), the pod taken as the host;
+# What wraps a pasted or collected log line before the program's own text, stripped wherever it nests.
+# A Markdown quote of the paste ("> ", "> > "):
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
-#   a logger's time stamp: Python logging's default "2024-05-01 10:00:00,123 - ERROR - ", a bracketed
-#   "[2024-05-01 10:00:00] " (DeepSpeed, many scripts), and transformers' example scripts'
-#   "08/01/2023 16:20:22 - INFO - __main__ - "; kept as the line's time
+# A logger's time stamp, kept as the line's time: Python logging's "2024-05-01 10:00:00,123 - ERROR - ",
+# a bracketed "[2024-05-01 10:00:00] " (DeepSpeed, many scripts), transformers' example scripts'
+# "08/01/2023 16:20:22 - INFO - __main__ - ":
 _LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]?(?: - [A-Z]{4,8} -)? "
                      r"|^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d) - [A-Z]{4,8} - [\w.]{1,100} - ")
+# A code viewer's line number ("  42 | "):
 _LINENO = re.compile(r"^ {0,6}\d{1,7} \| ")
+# These name where the line came from, taken as the host: docker compose's service column
+# ("trainer-1  | ", "trainer_1  | "), kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), and
+# Ray's per-process prefix on a worker's or actor's output (verl, OpenRLHF, ray.train):
+# "(WorkerDict pid=2345, ip=10.0.0.3) ", "(TaskRunner pid=88) ", "(raylet) ".
 _COMPOSE = re.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
 _KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
-#   Ray's per-process prefix on a worker's or actor's output (verl, OpenRLHF, ray.train):
-#   "(WorkerDict pid=2345, ip=10.0.0.3) ", "(TaskRunner pid=88) ", "(raylet) "; the process is the host
 _RAY = re.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?: pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
