@@ -186,12 +186,11 @@ class Matcher:
         chosen = heapq.nlargest(SHORTLIST, hits, key=rank)  # trigger hits first, best first
         chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
         chosen += self._always
+        seen = "\n".join(text for text, _ in cands)
         if self._literals is not None:
-            seen = "\n".join(text for text, _ in cands)
             for s, e in {(s, e) for _, s, e in self._literals.find_matches_as_indexes(seen, overlapping=True)}:
                 chosen += self._literal_entries.get(seen[s:e], ())
         else:  # without the automaton wheel: test the literals directly
-            seen = "\n".join(text for text, _ in cands)
             chosen += [i for lit, ids in self._literal_entries.items() if lit in seen for i in ids]
         return [self.entries[i] for i in sorted(set(chosen))]
 

@@ -59,9 +59,10 @@ def stall(tail: bytes, path: str, last_lineno: int) -> Stall | None:
     lines = tail.decode("utf-8", "replace").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    cleaned = [clean(raw) for raw in lines[-TAIL_LINES:]]  # each line cleaned once, read back to front
+    progress_lines = None  # counted when a metrics line is met, at most once
     after = 0
-    for back, raw in enumerate(reversed(lines[-TAIL_LINES:])):
-        c = clean(raw)
+    for back, c in enumerate(reversed(cleaned)):
         text = c.text
         if not text.strip():
             continue
@@ -76,9 +77,12 @@ def stall(tail: bytes, path: str, last_lineno: int) -> Stall | None:
             return Stall(Line(path, last_lineno - back, text, c.rank, c.host), done, total,
                          epoch.group(1) if epoch else None, after)
         m = _METRICS.match(text)
-        if m and sum(1 for earlier in lines[-TAIL_LINES:] if _is_progress(clean(earlier).text)) >= 2:
-            steps = _SWIFT_STEPS.search(text)
-            done, total = (int(steps.group("done")), int(steps.group("total"))) if steps else (None, None)
-            return Stall(Line(path, last_lineno - back, text, c.rank, c.host), done, total, m.group("epoch"), after)
+        if m:
+            if progress_lines is None:
+                progress_lines = sum(1 for earlier in cleaned if _is_progress(earlier.text))
+            if progress_lines >= 2:
+                steps = _SWIFT_STEPS.search(text)
+                done, total = (int(steps.group("done")), int(steps.group("total"))) if steps else (None, None)
+                return Stall(Line(path, last_lineno - back, text, c.rank, c.host), done, total, m.group("epoch"), after)
         after += 1
     return None

@@ -95,14 +95,16 @@ class RecordParser:
 
     # ---- starting records ------------------------------------------------------------------
     def _start(self, line: Line) -> Incident | str | None:
-        known = self._memo.get(template(line.text))
+        key = template(line.text)
+        known = self._memo.get(key)
         if known is not None:
             if known:
                 return self._emit(self._stamped(Incident(kind=known, lines=[line], ranks=_ranks(line))))
             return NOTHING
-        return self._classify(line)
+        return self._classify(line, key)
 
-    def _classify(self, line: Line) -> Incident | str | None:
+    def _classify(self, line: Line, key: str) -> Incident | str | None:
+        """`key`: the line's template, under which a one-line outcome is remembered."""
         full = line.text
         text = full[:CLASSIFY_CHARS]
         found = P.TRACEBACK.search(text)
@@ -144,13 +146,13 @@ class RecordParser:
             return
         kind = _standalone_kind(text[:STANDALONE_CHARS], warnings=True)
         if kind:
-            self._memo.remember(template(full), kind)
+            self._memo.remember(key, kind)
             return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=_ranks(line))))
         if self._signature is not None and self._signature.search(text) and not P.RAISE_LINE.match(text):
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, full.strip(), line)])
             self._open[line.stream] = _Open(inc, "message")
             return None
-        self._memo.remember(template(full), "")
+        self._memo.remember(key, "")
         return NOTHING
 
     def _flattened(self, line: Line, rest: str) -> None:

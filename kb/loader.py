@@ -87,9 +87,12 @@ def _conditions(items: list[dict]) -> list[Condition]:
 def parsed_docs(directory: Path) -> dict[str, dict]:
     """Each entry file of `directory` (path relative to it) -> its sha256 and parsed YAML, for `kb fit`
     to store: start-up then reads unchanged entries from the index instead of parsing YAML."""
-    return {str(p.relative_to(directory)): {"sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
-                                           "doc": read_yaml(p)}
-            for p in sorted(directory.rglob("*.yaml"))}
+    out = {}
+    for p in sorted(directory.rglob("*.yaml")):
+        raw = p.read_bytes()  # hashed and parsed from the same read
+        out[str(p.relative_to(directory))] = {"sha256": hashlib.sha256(raw).hexdigest(),
+                                              "doc": parse_yaml(raw.decode("utf-8"))}
+    return out
 
 
 def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = None) -> Entry:
