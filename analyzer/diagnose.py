@@ -102,7 +102,7 @@ class Engine:
         stats = ReadStats()
         sheet = FactSheet()
         parser = RecordParser(collector.add, self.signature)
-        scan(expand(inputs), parser, stats, sheet.observe, self.trigger, collector.again)
+        scan(expand(inputs), parser, stats, sheet.observe, self.trigger, collector)
         incidents = elect(collector.order)
         if collector.dropped:
             stats.notes.append(f"{collector.dropped} further distinct warnings/metrics were not kept")

@@ -77,8 +77,19 @@ class Collector:
     def again(seen: Incident, line: Line) -> None:
         """One more occurrence of a one-line incident already kept, from a rank it already lists."""
         seen.count += 1
-        if len(seen.lines) < MAX_FOLDED_LINES and seen.kind in ("metric", "warning", "nccl", "signal"):
+        if _sampled(seen):
             seen.lines.append(line)
+
+    @staticmethod
+    def recount(seen: Incident, who: str | None) -> bool:
+        """One more occurrence of a one-line incident, from rank `who`, when it keeps no further sample
+        lines; False (nothing counted) while it does: the caller then hands over the line itself."""
+        if _sampled(seen):
+            return False
+        seen.count += 1
+        if who is not None and who not in seen.ranks:
+            seen.ranks.append(who)
+        return True
 
     def _fingerprint(self, inc: Incident) -> tuple:
         if len(inc.lines) != 1 or inc.chain:
@@ -89,6 +100,11 @@ class Collector:
             key = fingerprint(inc)
             self._print_of_line.remember(memo, key)
         return key
+
+
+def _sampled(inc: Incident) -> bool:
+    """Whether the next occurrence of `inc` is kept as a sample line."""
+    return len(inc.lines) < MAX_FOLDED_LINES and inc.kind in ("metric", "warning", "nccl", "signal")
 
 
 # Frames of the launchers themselves: a traceback that never leaves them is the launcher reporting

@@ -17,6 +17,10 @@ from .textnorm import template
 
 MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
 MAX_MESSAGE_LINES = 60
+# Lines a traceback may run without a frame or its exception: source lines, carets, an IPython or rich
+# frame's code context take a few each; past this the traceback is over (the process stopped, or the
+# excerpt did), and the lines after it go back to being scanned, not each parsed as part of it.
+MAX_FRAME_GAP = 100
 # A line is classified by its first CLASSIFY_CHARS characters: what makes a line a record (a traceback
 # header, an exception type, a kill notice) is at its start or within a prefix of it, and a 100 KB
 # tensor dump must not cost every regex a pass over 100 KB. A message found there keeps its full text.
@@ -37,6 +41,7 @@ class _Open:
     pending_func: list = field(default_factory=list)
     ipython: bool = False  # IPython's traceback: blank lines between frames, the exception at the end
     prefix: str = ""  # the shape of a job runner's prefix before "Traceback", digits as 0: stripped from its lines
+    since_frame: int = 0  # lines since the last frame (or the header)
 
 
 def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
@@ -206,7 +211,12 @@ class RecordParser:
         if m:
             inc.frames.append(_frame(m))
             self._add(op, line)
+            op.since_frame = 0
             return True
+        op.since_frame += 1
+        if op.since_frame > MAX_FRAME_GAP:
+            self._finish(op)
+            return False
         if op.in_box and P.RICH_BOX.match(text):
             m = P.RICH_WRAPPED_FUNC.match(text)
             if m and inc.frames and not inc.frames[-1].func:  # "...x.py:258 in" then "│ func │"

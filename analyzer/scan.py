@@ -2,30 +2,51 @@
 every line only while some rank is inside a record (a traceback or a multi-line message)."""
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable
+from typing import Protocol
 
-from .memo import Memo
+from .memo import MAX_KEY_LEN, Memo
 from .model import Incident, Line
 from .patterns import TRIGGER
 from .progress import TAIL_BYTES
 from .reader import InputError, ReadStats, Source, chunks
 from .records import NOTHING, RecordParser, time_before
-from .textnorm import clean, split_glued, unflatten
+from .textnorm import clean, clean_spans, split_glued, unflatten
 from .trigger import Trigger
+
+# The shape of a raw line: its runs of two or more digits masked, as textnorm.template masks the
+# cleaned text (single digits stay: an exit code, a loss of exactly 0). Lines of one shape clean to
+# texts of one template, which the parser classifies alike.
+_DIGIT_RUN = re.compile(rb"\d{2,}")
+# Every digit as 0: lines of one such key differ only in their digits, so they clean alike (textnorm.
+# clean_spans) and hold their rank and host at the same byte offsets when they are plain ASCII.
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+# bytes that strip_terminal removes or rewrites (C0 controls, escape, carriage return): offsets move
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class Folder(Protocol):
+    """What the collector (elect.Collector) offers the scan for occurrences it has seen before."""
+
+    def again(self, seen: Incident, line: Line) -> None: ...
+
+    def recount(self, seen: Incident, who: str | None) -> bool: ...
 
 
 def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
          on_line: Callable[[Line], None] | None = None, trigger: Trigger | None = None,
-         again: Callable[[Incident, Line], None] | None = None) -> None:
+         fold: Folder | None = None) -> None:
     """`trigger` finds candidate lines in raw bytes; lines it misses are parsed only inside records.
-    `again(incident, line)` counts one more occurrence of a one-line incident: with it, a raw line
-    seen before outside any record (a warning repeated every step on every rank) skips the parser."""
+    `fold` counts further occurrences of one-line incidents: with it, a line outside any record whose
+    raw bytes, or whose shape (digit runs masked), were seen before skips the parser (a warning
+    repeated every step on every rank with new times and values)."""
     trigger = trigger or Trigger(TRIGGER)
     cache = Memo()  # raw line -> its cleaned parts
     for source in sources:
         lineno = 0
-        feed = _Feeder(source.label, parser, on_line, cache, again)
+        feed = _Feeder(source.label, parser, on_line, cache, fold)
         tail = b""  # the input's last bytes, for where a run without a failure stopped (progress.py)
         try:
             for chunk, end in chunks(source, stats):
@@ -68,26 +89,44 @@ def _scan_chunk(chunk: bytes, n: int, lineno: int, parser: RecordParser, feed: "
 class _Feeder:
     """Clean raw lines (memoised: warnings repeat on every rank) and hand them to the parser."""
 
-    def __init__(self, path: str, parser: RecordParser, on_line, cache: Memo, again):
-        self.path, self.parser, self.on_line, self.cache, self.again = path, parser, on_line, cache, again
+    def __init__(self, path: str, parser: RecordParser, on_line, cache: Memo, fold: Folder | None):
+        self.path, self.parser, self.on_line, self.cache, self.fold = path, parser, on_line, cache, fold
         self.repeats = Memo()  # raw line -> (what feeding it did, its cleaned form), for this file
+        self.shapes = Memo()  # a raw line's shape -> what feeding a line of it did, for this file
+        self.skipped = False  # lines were skipped by shape since the parser last saw one
+        self.whos = Memo()  # a raw line with its digits zeroed -> where its rank and host sit
 
     def __call__(self, chunk: bytes, pos: int, end: int, lineno: int) -> None:
         raw = chunk[pos:end]
         parser = self.parser
         idle = not parser.busy
-        if idle:
+        shape = None
+        if idle and self.fold is not None:
             seen = self.repeats.get(raw)
             if seen is not None:
                 outcome, c = seen
                 if outcome is not NOTHING:
-                    self.again(outcome, Line(self.path, lineno, c.text, c.rank, c.host))
+                    self.fold.again(outcome, Line(self.path, lineno, c.text, c.rank, c.host))
                 return
+            if len(raw) <= MAX_KEY_LEN:
+                shape = _DIGIT_RUN.sub(b"#", raw)
+                outcome = self.shapes.get(shape)
+                # a new occurrence adds no fact, no incident, only a count and perhaps a rank; while
+                # the incident still keeps sample lines, the line goes the whole way
+                if outcome is NOTHING or (outcome is not None and self.fold.recount(outcome, self._who(raw))):
+                    self.skipped = True
+                    return
         parts = self.cache.get(raw)
         if parts is None:
             noise, text = split_glued(raw.decode("utf-8", "replace"))
             parts = ([clean(noise)] if noise else []) + [clean(piece) for piece in unflatten(text)]
             self.cache.remember(raw, parts)
+        if idle and self.skipped:  # the stream's clock missed the times of the lines skipped by shape
+            self.skipped = False
+            when = time_before(chunk, pos)
+            if when is not None:
+                for c in parts:
+                    parser.note_time((self.path, c.host, c.rank), when)
         for c in parts:
             line = Line(self.path, lineno, c.text, c.rank, c.host, c.timestamp)
             if self.on_line is not None:
@@ -98,5 +137,26 @@ class _Feeder:
                 if when is not None:
                     parser.note_time(line.stream, when)
                 idle = False
-        if self.again is not None and outcome is not None and len(parts) == 1 and not parser.busy:
+        if self.fold is not None and outcome is not None and len(parts) == 1 and not parser.busy:
             self.repeats.remember(raw, (outcome, parts[0]))
+            if shape is not None:
+                self.shapes.remember(shape, outcome)
+
+
+    def _who(self, raw: bytes) -> str | None:
+        """The rank label of a raw line of at most MAX_KEY_LEN bytes: cleaned once per digit-zeroed
+        form, then cut from the same offsets."""
+        key = raw.translate(_ZEROS)
+        spans = self.whos.get(key)
+        if spans is None:
+            c, rank_at, host_at = clean_spans(raw.decode("utf-8", "replace"))
+            if not raw.isascii() or _CONTROL.search(raw):  # offsets in the text are not byte offsets
+                return Line("", 0, "", c.rank, c.host).who
+            spans = (rank_at, host_at)
+            self.whos.remember(key, spans)
+        rank_at, host_at = spans
+        rank = raw[rank_at[0]:rank_at[1]].decode() if rank_at else None
+        if host_at is None:
+            return rank
+        host = raw[host_at[0]:host_at[1]].decode()
+        return host if rank is None else f"{host}/{rank}"  # Line.who

@@ -104,43 +104,51 @@ def split_glued(text: str) -> tuple[str, str]:
 
 def clean(raw: str) -> CleanLine:
     """Normalize one decoded line (without its newline)."""
+    return clean_spans(raw)[0]
+
+
+def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int, int] | None]:
+    """`clean`, with where the rank and the host sit in the text after `strip_terminal`. Every prefix
+    pattern tells digits from other characters but never one digit from another, so two lines that
+    differ only in their digits clean alike and hold their rank and host at the same places."""
     text = strip_terminal(raw.rstrip("\r\n"))
     ts = None
+    at = 0  # characters of the stripped line consumed so far
     m = _GHA_TS.match(text)
     if m:
-        ts, text = m.group(1), text[m.end():]
-    host = rank = None
+        ts, text, at = m.group(1), text[m.end():], m.end()
+    host = rank = host_span = rank_span = None
     for _ in range(4):  # prefixes nest at most this deep in practice
         m = _QUOTE.match(text) or _LINENO.match(text)
         if m and m.end():
-            text = text[m.end():]
+            text, at = text[m.end():], at + m.end()
             continue
         if ts is None:
             m = _GHA_TS.match(text) or _LOG_TS.match(text)
             if m:
-                ts, text = m.group(1) or m.group(2), text[m.end():]
+                ts, text, at = m.group(1) or m.group(2), text[m.end():], at + m.end()
                 continue
         if host is None:
             m = _COMPOSE.match(text) or _KUBECTL.match(text) or _RAY.match(text)
             if m:
-                host, text = m.group(1), text[m.end():]
+                host, host_span, text, at = m.group(1), (at + m.start(1), at + m.end(1)), text[m.end():], at + m.end()
                 continue
         m = _RANK_TORCHRUN.match(text) or _RANK_MPI.match(text) or _RANK_LIGHTNING.match(text)
         if m:
-            rank, text = m.group(1), text[m.end():]
+            rank, rank_span, text, at = m.group(1), (at + m.start(1), at + m.end(1)), text[m.end():], at + m.end()
             continue
         if rank is None:
             m = _RANK_SRUN.match(text)
             if m:
-                rank, text = m.group(1), text[m.end():]
+                rank, rank_span, text, at = m.group(1), (at + m.start(1), at + m.end(1)), text[m.end():], at + m.end()
                 continue
         if host is None:
             m = _HOST_PDSH.match(text)
             if m and not _NOT_HOSTS.search(m.group(1)):
-                host, text = m.group(1), text[m.end():]
+                host, host_span, text, at = m.group(1), (at + m.start(1), at + m.end(1)), text[m.end():], at + m.end()
                 continue
         break
-    return CleanLine(text=text, rank=rank, host=host, timestamp=ts)
+    return CleanLine(text=text, rank=rank, host=host, timestamp=ts), rank_span, host_span
 
 
 # ---- canonical text for fuzzy and TF-IDF comparison ------------------------------------------

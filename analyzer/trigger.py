@@ -48,6 +48,16 @@ def available_engines() -> list[str]:
 LONG_LINE = 8192
 
 
+# What lets an alternative match a newline or need context Python's `re` and hyperscan read differently:
+# any-character, negated or whitespace classes, lookaround, backreferences, groups.
+_UNBOUND = re.compile(rb"(?<!\\)[.()]|\\[sSWDnr]|\[\^|\\\d")
+
+
+def _line_bound(alternative: bytes) -> bool:
+    """Whether every match of `alternative` lies inside one line and means the same to both engines."""
+    return _UNBOUND.search(alternative) is None
+
+
 class Trigger:
     def __init__(self, regex: re.Pattern, engine: str | None = None):
         """`engine`: "hyperscan", "aho-corasick" or "re"; by default the fastest installed one that
@@ -58,14 +68,21 @@ class Trigger:
         if not all(cores):
             engine = "re"
         self.engine = engine or available_engines()[0]
+        # hyperscan runs the alternatives themselves, not their literal cores, when none can match
+        # across a newline: its hits are then the regex's own and no line needs confirming
+        alternatives = regex.pattern.split(b"|")
+        self.exact = self.engine == "re" or (self.engine == "hyperscan" and all(map(_line_bound, alternatives)))
+        arg = alternatives if self.exact else (sorted(set(cores)) if all(cores) else [])
         self._hits = {"hyperscan": self._hyperscan, "aho-corasick": self._aho_corasick,
-                      "re": self._regex}[self.engine](sorted(set(cores)) if all(cores) else [])
+                      "re": self._regex}[self.engine](arg)
 
     # ---- engines: each returns chunk -> ascending offsets that lie inside a match ------------------
-    def _hyperscan(self, cores: list[bytes]):
+    def _hyperscan(self, pieces: list[bytes]):
+        """`pieces`: the regex's alternatives when exact, else their literal cores."""
+        expressions = pieces if self.exact else [re.escape(c) for c in pieces]
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        db.compile(expressions=[re.escape(c) for c in cores], ids=list(range(len(cores))),
-                   elements=len(cores), flags=[0] * len(cores))
+        db.compile(expressions=expressions, ids=list(range(len(expressions))),
+                   elements=len(expressions), flags=[0] * len(expressions))
         scratch = hyperscan.Scratch(db)
 
         def hits(chunk: bytes) -> list[int]:
@@ -88,7 +105,7 @@ class Trigger:
         out: list[int] = []
         line_end, n = -1, len(chunk)
         rfind, find, confirm, memo = chunk.rfind, chunk.find, self.regex.search, self._confirmed
-        exact = self.engine == "re"
+        exact = self.exact
         for hit in self._hits(chunk):
             if hit <= line_end:
                 continue  # another hit on a line already taken or refused

@@ -269,3 +269,22 @@ def test_a_traceback_flattened_onto_one_line_keeps_its_frames_and_exception(engi
     d = engine.diagnose([str(path)])
     assert d.verdict == "known" and d.matches[0].entry.id == "colossalai-gemini-grad-chunk-none"
     assert len(d.root.frames) == 5 and d.root.exception == "AssertionError"
+
+
+def test_a_traceback_that_never_ends_stops_holding_the_parser(engine, tmp_path):
+    """A traceback header followed by endless lines that are no frame (a hostile or garbled log) would
+    keep every later line parsed one by one; after MAX_FRAME_GAP such lines the traceback is over, and
+    a real failure further down is still its own incident, the root."""
+    from vlkb.analyzer.model import Line
+    from vlkb.analyzer.records import MAX_FRAME_GAP, RecordParser
+
+    noise = [f"step {i} value={i * 3}" for i in range(5 * MAX_FRAME_GAP)]
+    parser = RecordParser(lambda inc: inc)
+    for i, text in enumerate(["Traceback (most recent call last):", *noise], 1):
+        parser.feed(Line("x", i, text))
+    assert not parser.busy
+    path = tmp_path / "train.log"
+    path.write_text("\n".join(["Traceback (most recent call last):", *noise, DDP.text]))
+    d = engine.diagnose([str(path)])
+    assert d.verdict == "known" and d.matches[0].entry.id == "ddp-mark-variable-ready-twice"
+    assert d.root.first.lineno > 1 + len(noise)

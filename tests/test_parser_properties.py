@@ -96,7 +96,7 @@ def _incidents(engine, path, fast: bool):
     parser = RecordParser(collector.add, engine.signature)
     try:
         scan(expand([str(path)]), parser, ReadStats(), trigger=engine.trigger,
-             again=collector.again if fast else None)
+             fold=collector if fast else None)
     except InputError as err:  # bytes that are no text log are refused the same way on both paths
         return str(err)
     return [(i.kind, i.count, sorted(i.ranks), [(l.lineno, l.text) for l in i.lines]) for i in collector.order]

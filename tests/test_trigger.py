@@ -41,3 +41,16 @@ def test_the_declared_engines_are_installed():
 def test_every_trigger_alternative_has_a_literal_core():
     regex = Engine.load().trigger.regex
     assert all(literal_core(a) for a in regex.pattern.split(b"|"))
+
+
+@pytest.mark.skipif("hyperscan" not in available_engines(), reason="hyperscan wheels exist for x86-64 Linux")
+def test_hyperscan_runs_the_alternatives_themselves():
+    """No candidate line needs confirming, however long: a near miss of a literal core ("finance",
+    "nano", "SIG" alone) is refused by the scan itself, and a real hit on a 100 KB line is kept."""
+    regex = Engine.load().trigger.regex
+    fast = Trigger(regex, "hyperscan")
+    assert fast.exact
+    near = b"finance nano SIG information " * 5000
+    real = b"x" * 100_000 + b" SIGTERM"
+    chunk = b"ok\n" + near + b"\n" + real + b"\nok\n"
+    assert fast.line_starts(chunk) == Trigger(regex, "re").line_starts(chunk) == [4 + len(near)]
