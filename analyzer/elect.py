@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from . import defining
+from .patterns import CPP_FRAME
 from .memo import Memo
 from .model import Incident, Line
 from .textnorm import canon, template
@@ -147,6 +148,8 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 1
         elif klass == 0 and inc.truncated:
             klass = 1
+        elif klass == 0 and inc.exception is None and CPP_FRAME.match(inc.first.text):
+            klass = 3  # a C++ backtrace cut before its message says where, not what: a signal or a metric says more
         named = 0 if root_rank is not None and _has_rank(inc, root_rank) else 1
         return (klass, named, index)
 

@@ -25,16 +25,25 @@ CUT_FRAME = re.compile(r'^\s*File "[^"]{1,400}$')
 IPYTHON_FRAME = re.compile(r"^File \[?(?P<file>/[^\s:\]]{1,400}\.pyx?):(?P<line>\d+)(?:\]\([^)\s]{0,2000}\))?, in (?P<func>[\w.<>]{1,200})\(")
 
 
+# pytest's report of a failed test that ran training: "venv/lib/.../pytorch_lightning/trainer/trainer.py:768: in fit"
+PYTEST_FRAME = re.compile(r"^(?P<file>[^\s:\"]{1,400}\.pyx?):(?P<line>\d{1,7}): in (?P<func>[\w.<>]{1,200})\s*$")
+# and its exception line, marked "E" in the left margin: "E       RuntimeError: CUDA error: ..."
+PYTEST_EXC = re.compile(r"^E {3,}(?=\S)")
+
+
 def frame_match(text: str) -> re.Match | None:
-    """A frame line as Python or IPython prints it, with the groups file, line and func."""
-    return FRAME.match(text) or IPYTHON_FRAME.match(text)
+    """A frame line as Python, IPython or pytest prints it, with the groups file, line and func."""
+    return FRAME.match(text) or IPYTHON_FRAME.match(text) or PYTEST_FRAME.match(text)
 
 
 # rich's traceback handler (ColossalAI, accelerate): "│ /path/x.py:251 in set_l2_norm   │"
 RICH_FRAME = re.compile(r"^[│|]\s*(?P<file>[^\s│|]+\.pyx?):(?P<line>\d+)\s+in\s*(?P<func>[^\s│|]*)")
 RICH_BOX = re.compile(r"^\s*[│╭╰|]")
-# a rich frame that names a file by its path: one opens a traceback even when the box's top was cut off
-RICH_PATH_FRAME = re.compile(r"^│\s*(?P<file>/[^\s│]+\.pyx?):(?P<line>\d+)(?:\s+in\s*(?P<func>[^\s│]*))?")
+# a rich frame that names a file by its path: one opens a traceback even when the box's top was cut off.
+# The path may be relative or a Windows one, the file a console script ("│ /env/bin/accelerate:8 in
+# <module> │"), the line number wrapped onto the next row ("│ C:\...\launch.py:6 │" then "│ 04 in ...").
+RICH_PATH_FRAME = re.compile(r"^│\s*(?P<file>(?:[A-Za-z]:)?[^\s│]{0,400}[/\\][^\s│]{1,200}):(?P<line>\d+)"
+                             r"(?:\s+in\s*(?P<func>[^\s│]*))?\s*(?:│|$)")
 # IPython/Jupyter: "NameError                                 Traceback (most recent call last)"
 IPYTHON_HEADER = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))\s{2,}Traceback \(most recent call last\)")
 RICH_WRAPPED_FUNC = re.compile(r"^[│|]\s*([A-Za-z_<][\w<>]*)\s*[│|]\s*$")
@@ -61,6 +70,12 @@ LOGGED_EXC = re.compile(
 NOTEBOOK_NAME = re.compile(r'^\s*"name": "(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))",\s*$')
 NOTEBOOK_MESSAGE = re.compile(r'^\s*"message": "(?P<msg>.*?)(?:",)?\s*$')
 NOTEBOOK_END = re.compile(r'^\s*(?:",|"stack": ")')
+
+# threading's excepthook before a thread's traceback: "Exception in thread Thread-5:",
+# "Exception in thread Thread-1 (_pin_memory_loop):"
+THREAD_EXC = re.compile(r"^Exception in thread [^:]{1,200}:\s*$")
+# a C++ backtrace (c10::Error and friends): "frame #2: c10::cuda::c10_cuda_check_implementation(...) + 0x118 (0x7f... in /.../libc10_cuda.so)"
+CPP_FRAME = re.compile(r"^frame #\d{1,5}: \S")
 
 # ---- where a message stops: the next record of another kind begins ----------------------------
 RECORD_START = re.compile(
@@ -100,6 +115,7 @@ STANDALONE = [
         r"Sending process \d+ closing signal SIG\w+|failed \(exitcode: -?\d+\) local_rank"
         r"|exits with return code|returned non-zero exit status|Received (?:Signals\.)?SIG(?:TERM|INT) death signal"
         r"|Killing subprocess \d+|^Exit code: [1-9]\d*\s*$"  # ColossalAI's launcher after a failed torchrun
+        r"|^\s*exitcode\s*:\s*[1-9]\d*\s+\(pid: "  # torchrun's Failures block: a rank that exited with an error
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
@@ -147,10 +163,11 @@ TRIGGER = re.compile(
     rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File \[/|CUDA SETUP: Problem|most recent call first"
+    rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"
     rb"|train_loss|avr_loss=0\]|avr_loss=0\.0\]"
-    rb"|" + "│ /".encode()  # a rich frame naming its file
+    rb"|" + "│ ".encode()  # a rich box's row: a frame naming its file, a wrapped path's tail
 )
 
 

@@ -123,8 +123,12 @@ class RecordParser:
             self._open[line.stream] = _Open(inc, "frames", in_box=text.lstrip()[:1] in "╭│|─",
                                             ipython=m is not None, prefix=_prefix_shape(text[:found.start()]))
             return
-        m = P.RICH_PATH_FRAME.match(text)
-        if m:  # a rich traceback box whose top the excerpt lost
+        if P.THREAD_EXC.match(text):  # threading's header: the thread's traceback follows
+            inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
+            self._open[line.stream] = _Open(inc, "chain")
+            return
+        m = P.RICH_PATH_FRAME.match(text) or (text[:1] == "│" and P.RICH_FRAME.match(text))
+        if m:  # a rich traceback box whose top the excerpt lost (its row may be a wrapped path's tail)
             inc = Incident(kind="traceback", lines=[line], frames=[_frame(m)], ranks=_ranks(line))
             self._open[line.stream] = _Open(inc, "frames", in_box=True)
             return
@@ -145,6 +149,8 @@ class RecordParser:
             m = P.LOGGED_EXC.search(text)
             if m:
                 exc = (m.group("type"), full[m.start("msg"):].strip()) if m.group("type") else (m.group("qualified"), "")
+            elif P.CPP_FRAME.match(text):  # a C++ backtrace whose message the excerpt cut: its frames follow
+                exc = (None, full.strip())
         if exc is not None:
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
             self._open[line.stream] = _Open(inc, "message")
@@ -224,7 +230,7 @@ class RecordParser:
                 inc.frames[-1] = Frame(f.file, f.lineno, m.group(1))
             self._add(op, line)
             return True
-        exc = _exception_line(text, strict=False)
+        exc = _exception_line(text, strict=False) or _pytest_exception(text)
         if exc is not None:
             inc.chain.append(Exc(exc[0], exc[1], line))
             self._add(op, line)
@@ -326,13 +332,23 @@ class RecordParser:
 
 def _cut_in_first_frame(inc: Incident) -> bool:
     """A traceback header whose first frame the excerpt cut ('  File "/home/u/proj', even '  Fi'), or
-    flattened onto the header's own line by a paste that lost the newlines."""
+    flattened onto the header's own line by a paste that lost the newlines; a thread's exception header
+    ("Exception in thread Thread-5:") however little of its traceback follows."""
     first = inc.lines[0].text
+    if P.THREAD_EXC.match(first):
+        return True
     found = P.TRACEBACK.search(first)
     if found and 'File "' in first[found.end():]:
         return True
     nxt = next((line.text.strip() for line in inc.lines[1:3] if line.text.strip()), "")
-    return bool(nxt) and (P.CUT_FRAME.match(nxt) is not None or 'File "'.startswith(nxt))
+    return bool(nxt) and (P.CUT_FRAME.match(nxt) is not None or 'File "'.startswith(nxt)
+                          or "Traceback (most recent call last):".startswith(nxt))
+
+
+def _pytest_exception(text: str) -> tuple[str, str] | None:
+    """pytest's exception line, "E       RuntimeError: msg", as (type, message)."""
+    m = P.PYTEST_EXC.match(text)
+    return _exception_line(text[m.end():], strict=True) if m else None
 
 
 def _frame(m: re.Match) -> Frame:
@@ -347,8 +363,10 @@ def _prefix_shape(head: str) -> str:
     """A job runner's prefix on every line (`2023-04-29 06:01:12.977 [177/train/578 (pid 1)] [id] `),
     digits masked, so the traceback's own lines can be read under it; "" when there is none to strip.
     Rank prefixes were already removed, and an indented or boxed header has no prefix."""
-    if len(head) < 8 or not head.endswith(" ") or head[0] in " │╭|─" or "─" in head:
+    if len(head) < 8 or not head.endswith(" ") or "─" in head or head[0] in "│╭":
         return ""
+    if head[0] in " |" and sum(ch.isdigit() for ch in head) < 6:
+        return ""  # indentation, or a table's cell without a time stamp in it (a log console's export has one)
     return _DIGITS.sub("0", head)
 
 

@@ -3,6 +3,7 @@
 Inputs are real logs: KB fixtures and unknown fixtures, whole or re-encoded, and the cascade lines
 real runs print after them."""
 import codecs
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from vlkb.kb import fixtures as fx
 from vlkb.kb.loader import shipped_dir
 
 UNKNOWN = sorted(fx.unknown_dir().glob("*.log"))
+ROOT_FIELD = Path(__file__).resolve().parent.parent / "data" / "corpus" / "field" / "cases"
 NCCL = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log")
 ZERO = fx.parse(shipped_dir() / "zero-grad-reduced-twice" / "zero-grad-reduced-twice.pos-ms-swift-dpo-minicpmv.log")
 SIGKILL = fx.parse(shipped_dir() / "host-oom-sigkill" / "host-oom-sigkill.pos-minicpmv-lora-killed.log")
@@ -67,6 +69,38 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
     assert d.verdict in ("known", "unknown") and d.root is not None and d.root.first.lineno == 2
+
+
+# Excerpts cut before their exception: (dev-split field case, its first line to take, lines taken)
+CUT_SHAPES = {
+    "thread": ("openclip-40.log", "Exception in thread Thread-5:", 2),
+    "pytest": ("pykeen-930.log", "venv/venv-gpu/lib/python3.8/site-packages/pytorch_lightning/trainer/trainer.py:768: in fit", 2),
+    "c10 frames": ("speech-8637.log", "frame #3: c10::cuda::ExchangeDevice(int)", 1),
+    "rich, console script": ("chatglmefficienttuning-195.log", "│ /root/miniconda3/envs/ChatGLM/bin/accelerate:8 in <module>", 2),
+    "rich, wrapped path": ("tpd-17.log", "[rank0]: │ ng_epoch_loop.py:302 in on_run_end", 2),
+    "rich, Windows path": ("kohyass-1147.log", "│ C:\\Users\\Oliver\\Documents\\Github\\kohya_ss\\venv\\lib\\site-packages\\accelerate\\commands\\launch.py:6", 2),
+    "torchrun failures block": ("videollama2-58.log", "[1]:", 6),
+    "console table": ("deepseekv2-40.log", "  |   | 2024-07-26 16:07:35.024 | Traceback (most recent call last):", 3),
+}
+
+
+@pytest.mark.parametrize("shape", CUT_SHAPES)
+def test_a_failure_cut_before_its_exception_is_never_clean(engine, tmp_path, shape):
+    """A thread's exception header, pytest's and rich's frames, a C++ backtrace, torchrun's Failures
+    block, a log console's table: each shows the run failed even when the excerpt stops before the
+    exception line (the field corpus's dev split had each called clean)."""
+    case, first, n = CUT_SHAPES[shape]
+    lines = (ROOT_FIELD / case).read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(first))
+    excerpt = "\n".join(["Loading checkpoint shards: 100%", *lines[at:at + n]]) + "\n"
+    d = engine.diagnose([str(_write(tmp_path, "cut.log", excerpt))])
+    assert d.verdict != "clean" and d.root is not None and d.root.first.lineno >= 2
+
+
+def test_a_cut_cpp_backtrace_yields_to_the_abort_that_ends_it(engine):
+    """c10's frames cut before their message say where, not what: the abort after them is the root."""
+    d = engine.diagnose([str(shipped_dir() / "signal-sigabrt" / "signal-sigabrt.pos-obbdetection-frames-aborted.log")])
+    assert d.verdict == "known" and d.matches[0].entry.id == "signal-sigabrt"
 
 
 def test_sigterm_notices_alone_are_a_failure_but_cascade(engine, tmp_path):
