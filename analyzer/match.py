@@ -225,7 +225,8 @@ class Matcher:
             harmless = [c for c in entry.unless if c.holds(facts)]
             explained = "; ".join(f"log shows {c.describe()}" + (f" ({c.note})" if c.note else "") for c in harmless)
             out.append(Scored(entry, inc, 0.0 if harmless else round(conf, 4), signals, advice, explained))
-        out.sort(key=lambda s: -s.confidence)
+        # confidence saturates near 1 and is rounded: among equals, the entry with more evidence leads
+        out.sort(key=lambda s: (-s.confidence, -sum(g.score for g in s.signals)))
         return out
 
     @staticmethod
