@@ -18,7 +18,7 @@ from .progress import stall
 from .reader import ReadStats, expand
 from .records import RecordParser
 from .scan import scan
-from .trigger import Trigger
+from .trigger import Phrases, Trigger
 
 DEFAULT_THRESHOLD = 0.5
 # An unknown failure's nearest entries are shown from this confidence up: below it they are noise.
@@ -78,7 +78,7 @@ class Engine:
         self._silent_phrases = [t for e in entries if e.silent for t in e.triggers]
         # a silent entry's phrases find its warnings among incidents; they never make a failure
         phrases = sorted({t for e in entries if not e.silent for t in e.triggers})
-        self.signature = re.compile("|".join(map(re.escape, phrases))) if phrases else None
+        self.signature = Phrases(phrases) if phrases else None
         self.trigger = Trigger(re.compile(b"|".join(
             [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)])))
 

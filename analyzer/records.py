@@ -64,10 +64,11 @@ def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
 
 
 class RecordParser:
-    def __init__(self, emit: Callable[[Incident], Incident | None], signature: re.Pattern | None = None):
+    def __init__(self, emit: Callable[[Incident], Incident | None], signature=None):
         """`emit` receives each incident and returns the one it was folded into (None if dropped).
-        `signature` finds lines that are failures by content alone (the KB's trigger phrases),
-        such as the second line of a wrapped message whose first line was cut off."""
+        `signature.search(text)` finds lines that are failures by content alone (the KB's trigger
+        phrases, trigger.Phrases), such as the second line of a wrapped message whose first line was
+        cut off."""
         self._emit = emit
         self._signature = signature
         self._open: dict[tuple, _Open] = {}

@@ -54,3 +54,20 @@ def test_hyperscan_runs_the_alternatives_themselves():
     real = b"x" * 100_000 + b" SIGTERM"
     chunk = b"ok\n" + near + b"\n" + real + b"\nok\n"
     assert fast.line_starts(chunk) == Trigger(regex, "re").line_starts(chunk) == [4 + len(near)]
+
+
+def test_phrases_finds_what_the_alternation_finds():
+    """The KB's trigger phrases through Aho-Corasick say what their regex alternation says, on fixture
+    lines and on a lone surrogate (an unescaped JSON "\\ud83d"), which the automaton cannot encode."""
+    import re
+
+    from vlkb.analyzer.trigger import Phrases
+
+    engine = Engine.load()
+    phrases = engine.signature
+    regex = re.compile("|".join(map(re.escape, phrases.phrases)))
+    lines = [line for chunk in _chunks() for line in chunk.decode("utf-8", "replace").splitlines()]
+    lines.append("RuntimeError: CUDA out of memory \ud83d")
+    assert sum(phrases.search(t) for t in lines) > 100
+    assert [phrases.search(t) for t in lines] == [regex.search(t) is not None for t in lines]
+    assert isinstance(Phrases(["x"]).search("a x b"), bool)
