@@ -4,6 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+def who_label(rank: str | None, host: str | None) -> str | None:
+    """The rank label shown to users: ``3``, ``node-1``, ``node-1/3``."""
+    if host and rank is not None:
+        return f"{host}/{rank}"
+    return host or rank
+
+
 @dataclass(frozen=True, slots=True)
 class Line:
     """One normalized log line with where it came from (1-based line number in its file)."""
@@ -21,10 +28,7 @@ class Line:
 
     @property
     def who(self) -> str | None:
-        """The rank label shown to users: ``3``, ``node-1``, ``node-1/3``."""
-        if self.host and self.rank is not None:
-            return f"{self.host}/{self.rank}"
-        return self.host or self.rank
+        return who_label(self.rank, self.host)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,23 +8,23 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .memo import MAX_KEY_LEN, Memo
-from .model import Incident, Line
+from .model import Incident, Line, who_label
 from .patterns import TRIGGER
 from .progress import TAIL_BYTES
 from .reader import InputError, ReadStats, Source, chunks
 from .records import NOTHING, RecordParser, time_before
-from .textnorm import clean, clean_spans, split_glued, unflatten
+from .textnorm import CONTROL, DIGIT_RUN, clean, clean_spans, split_glued, unflatten
 from .trigger import Trigger
 
 # The shape of a raw line: its runs of two or more digits masked, as textnorm.template masks the
 # cleaned text (single digits stay: an exit code, a loss of exactly 0). Lines of one shape clean to
 # texts of one template, which the parser classifies alike.
-_DIGIT_RUN = re.compile(rb"\d{2,}")
+_DIGIT_RUN = re.compile(DIGIT_RUN.pattern.encode())
 # Every digit as 0: lines of one such key differ only in their digits, so they clean alike (textnorm.
 # clean_spans) and hold their rank and host at the same byte offsets when they are plain ASCII.
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # bytes that strip_terminal removes or rewrites (C0 controls, escape, carriage return): offsets move
-_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(CONTROL.pattern.encode())
 
 
 class Folder(Protocol):
@@ -151,12 +151,10 @@ class _Feeder:
         if spans is None:
             c, rank_at, host_at = clean_spans(raw.decode("utf-8", "replace"))
             if not raw.isascii() or _CONTROL.search(raw):  # offsets in the text are not byte offsets
-                return Line("", 0, "", c.rank, c.host).who
+                return who_label(c.rank, c.host)
             spans = (rank_at, host_at)
             self.whos.remember(key, spans)
         rank_at, host_at = spans
         rank = raw[rank_at[0]:rank_at[1]].decode() if rank_at else None
-        if host_at is None:
-            return rank
-        host = raw[host_at[0]:host_at[1]].decode()
-        return host if rank is None else f"{host}/{rank}"  # Line.who
+        host = raw[host_at[0]:host_at[1]].decode() if host_at else None
+        return who_label(rank, host)

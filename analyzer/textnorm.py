@@ -10,12 +10,12 @@ import re
 from dataclasses import dataclass
 
 from .memo import MAX_KEY_LEN
-from .model import Line
+from .model import who_label
 
 # CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # C0 controls other than tab; log text is untrusted and must not reach a terminal raw.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
 # or give an offset.
 _GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))[ \t]")
@@ -70,7 +70,7 @@ def strip_terminal(text: str) -> str:
     if "\r" in text:
         parts = [p for p in text.split("\r") if p.strip()]
         text = parts[-1] if parts else ""
-    return _CONTROL.sub("", text)
+    return CONTROL.sub("", text)
 
 
 # A traceback flattened into one line with its newlines escaped: a JSON log record ({"log": "..."},
@@ -161,7 +161,7 @@ _CANON_SUBS = [
 ]
 
 
-_DIGIT_RUN = re.compile(r"\d{2,}")
+DIGIT_RUN = re.compile(r"\d{2,}")
 
 
 def template(text: str) -> str:
@@ -169,7 +169,7 @@ def template(text: str) -> str:
     repeated with new times, steps, pids and values is classified once. Single digits stay, because
     some shapes hang on one (an exit code, a loss scale collapsed to 1, a loss of exactly 0). A line
     longer than a memo key may be (memo.MAX_KEY_LEN) is returned as it is: it is never remembered."""
-    return _DIGIT_RUN.sub("#", text) if len(text) <= MAX_KEY_LEN else text
+    return DIGIT_RUN.sub("#", text) if len(text) <= MAX_KEY_LEN else text
 
 
 def canon(text: str) -> str:
@@ -182,4 +182,4 @@ def canon(text: str) -> str:
 def who(raw: str) -> str | None:
     """The rank label (as `Line.who` shows it) of one raw log line, None when no prefix names one."""
     c = clean(raw)
-    return Line("", 0, "", c.rank, c.host).who
+    return who_label(c.rank, c.host)
