@@ -38,7 +38,7 @@ ABORT = 6
 NCCL_OWN = re.compile(r"(?:nccl\w*Error|NCCL error)(?!.{0,200}(?:remote process exited|Connection reset|Connection closed))")
 
 # Lower is elected first.
-_CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "launcher": 5, "warning": 6}
+_CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "logged": 4, "launcher": 5, "warning": 6}
 
 
 def fingerprint(inc: Incident) -> tuple:
@@ -67,7 +67,7 @@ class Collector:
                     seen.ranks.append(r)
             self.again(seen, inc.first)
             return seen
-        if len(self.order) >= MAX_INCIDENTS and inc.kind in ("warning", "metric", "launcher"):
+        if len(self.order) >= MAX_INCIDENTS and inc.kind in ("warning", "metric", "launcher", "logged"):
             self.dropped += 1
             return None
         self._by_print[key] = inc
@@ -105,7 +105,7 @@ class Collector:
 
 def _sampled(inc: Incident) -> bool:
     """Whether the next occurrence of `inc` is kept as a sample line."""
-    return len(inc.lines) < MAX_FOLDED_LINES and inc.kind in ("metric", "warning", "nccl", "signal")
+    return len(inc.lines) < MAX_FOLDED_LINES and inc.kind in ("metric", "warning", "nccl", "signal", "logged")
 
 
 # Frames of the launchers themselves: a traceback that never leaves them is the launcher reporting

@@ -52,7 +52,7 @@ class Exc:
 
 
 # Incident kinds. "traceback" and "error" are real failures; the others are evidence or cascade.
-KINDS = ("traceback", "error", "signal", "metric", "nccl", "launcher", "warning")
+KINDS = ("traceback", "error", "signal", "metric", "nccl", "logged", "launcher", "warning")
 
 
 @dataclass(slots=True)

@@ -138,6 +138,17 @@ STANDALONE = [
         r"|^(?:[\w./-]{1,100}: )?error: (?:unrecognized arguments: |the following arguments are required: "
         r"|argument \S{1,100}: (?:invalid |expected ))"
     )),
+    # a logger's error-level record with no exception in it ("[ERROR:swift] There are errors in the
+    # dataset", vLLM's "ERROR 09-20 19:54:33 [core.py:398] EngineCore encountered a fatal error.",
+    # loguru's "| ERROR    | ...", logging's "ERROR:name:msg" and "- ERROR -"): the run says it failed
+    # without saying how. glog's E-lines are left out (torchrun prints benign ones), and so is pip's
+    # resolver notice, which heads many notebook logs of runs that went on fine.
+    ("logged", re.compile(
+        r"^(?!ERROR: pip's )(?:\[?(?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$)"
+        r"|\[?\d{4}-\d\d-\d\d[ T][\d:,.]{8,15}\]? ?(?:-|\|)? ?\[?(?:ERROR|CRITICAL|FATAL)\b"
+        r"|[^|]{0,120}\|\s{0,4}ERROR\s{0,8}\|\s{0,4}\S"
+        r"|.{0,120}? - ERROR - \S)"
+    )),
     # a training loss of exactly zero (HF Trainer/TRL/LLaMA-Factory/ms-swift dicts, the train-metrics
     # summary, kohya's postfix): not a failure, a sign the run learns nothing (silent entries decide)
     ("warning", re.compile(
@@ -163,6 +174,7 @@ TRIGGER = re.compile(
     rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File \[/|CUDA SETUP: Problem|most recent call first"
+    rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"

@@ -157,6 +157,8 @@ class RecordParser:
             self._open[line.stream] = _Open(inc, "message")
             return
         kind = _standalone_kind(text[:STANDALONE_CHARS], warnings=True)
+        if kind == "logged" and self._signature is not None and self._signature.search(text):
+            kind = None  # a logged error the KB knows by its words is read as the error it states
         if kind:
             self._memo.remember(key, kind)
             return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=_ranks(line))))
