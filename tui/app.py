@@ -33,8 +33,11 @@ class VlkbApp(App):
     ]
 
     def __init__(self, inputs: list[str] = (), sources: dict[str, str] | None = None, extra_kb: list[str] = (),
-                 verify_command: Callable[[str], list[str]] | None = None, engine: Engine | None = None):
+                 verify_command: Callable[[str], list[str]] | None = None, engine: Engine | None = None,
+                 notes: list[str] = ()):
+        """`notes`: what the diagnosis should say about how its inputs were prepared (a spool cut short)."""
         super().__init__()
+        self.notes = list(notes)
         self.inputs = list(inputs)
         self.sources = sources if sources is not None else {p: p for p in self.inputs}
         self.extra_kb = list(extra_kb)
@@ -52,7 +55,7 @@ class VlkbApp(App):
 
     def on_mount(self) -> None:
         if self.inputs:
-            self.push_screen(DiagnosisScreen(self.inputs, self.sources))
+            self.push_screen(DiagnosisScreen(self.inputs, self.sources, notes=self.notes))
         else:
             self.push_screen(KBScreen(self.engine.entries, self.extra_kb))
 

@@ -36,9 +36,10 @@ class DiagnosisScreen(Screen):
         Binding("escape", "close_prompt", "Close prompt", show=False),
     ]
 
-    def __init__(self, inputs: list[str], sources: dict[str, str], **kw):
+    def __init__(self, inputs: list[str], sources: dict[str, str], notes: list[str] = (), **kw):
         super().__init__(**kw)
         self.inputs = inputs  # what the diagnosis reads (paths, directories, .gz)
+        self.notes = list(notes)  # how the inputs were prepared (a spool cut short), shown with the reader's
         self.sources = sources  # each file the log pane can show: its label in the diagnosis -> a plain file
         self.diagnosis: Diagnosis | None = None
         self._mode = "search"
@@ -69,6 +70,7 @@ class DiagnosisScreen(Screen):
         except InputError as err:
             self.app.call_from_thread(self._failed, str(err))
             return
+        d.stats.notes[:0] = self.notes
         self.app.call_from_thread(self.show, d)
 
     def _failed(self, message: str) -> None:

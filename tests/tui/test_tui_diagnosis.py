@@ -2,16 +2,19 @@
 filters by rank, searches, jumps from incidents and facts, and shows log text literally."""
 import asyncio
 import gzip
+import io
 from pathlib import Path
 
 from .helpers import screen_text, settle
+from rich.console import Console
 from textual.widgets import DataTable
 
 from vlkb.analyzer.textnorm import who
 from vlkb.tui.app import VlkbApp
+from vlkb.tui.cause_view import cause
 from vlkb.tui.diagnosis_screen import DiagnosisScreen
 from vlkb.tui.incidents_tree import IncidentsTree
-from vlkb.tui.inputs import prepare
+from vlkb.tui.inputs import Budget, prepare
 from vlkb.tui.new_entry_screen import NewEntryScreen, suggest_id
 
 
@@ -200,6 +203,27 @@ def test_gzip_logs_are_shown_unpacked(logs, tmp_path):
         assert screen.diagnosis.verdict == "known" and log.path == "known.log.gz"
         assert "Traceback" in log.index.line(log.line - 1) or log.line in log.evidence
     run(inputs, test, sources=sources)
+
+
+def test_a_gzip_bomb_is_unpacked_only_up_to_the_spool_limit_and_the_screen_says_so(logs, tmp_path):
+    known = Path(logs["known"]).read_bytes()
+    with gzip.open(tmp_path / "bomb.log.gz", "wb") as f:  # the real failure, then 8 MiB of blank lines
+        f.write(known)
+        for _ in range(8):
+            f.write(b"\n" * (1 << 20))
+    budget = Budget(len(known) + 4096)
+    inputs, sources = prepare(["bomb.log.gz"], tmp_path, budget)
+    assert Path(sources["bomb.log.gz"]).stat().st_size == len(known) + 4096
+    assert budget.notes == [f"bomb.log.gz: the log pane shows its first {(len(known) + 4096) / 1024:.3g} KiB unpacked "
+                            "(the spool limit, vlkb tui --spool-max); the diagnosis read all of it"]
+
+    async def test(app, screen, log, pilot):
+        assert screen.diagnosis.verdict == "known"  # the diagnosis streamed the whole .gz itself
+        assert screen.diagnosis.stats.notes[0] == budget.notes[0]
+        console = Console(width=400, record=True, file=io.StringIO())
+        console.print(cause(screen.diagnosis, {"verify": "v", "new": "a"}))  # what the Cause tab holds
+        assert f"note: {budget.notes[0]}" in console.export_text()
+    run(inputs, test, sources=sources, notes=budget.notes)
 
 
 def test_no_color_is_respected(logs, monkeypatch):
