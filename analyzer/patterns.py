@@ -21,8 +21,9 @@ FLAT_EXC = re.compile(r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.){0,8}[A-Z]\w{0,100}(?:
 # a frame line the excerpt cut inside its path: 'File "/home/u/Developments/github.com/scenario'
 CUT_FRAME = re.compile(r'^\s*File "[^"]{1,400}$')
 # IPython 8: "File /env/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, ...)"
+# with the home folder abbreviated: "File ~/anaconda3/envs/x/lib/python3.10/site-packages/transformers/trainer.py:1531, in Trainer.train(...)"
 # JupyterLab links the path: "File [/env/lib/python3.10/site-packages/accelerate/hooks.py:165](http://host:8888/...), in new_forward(...)"
-IPYTHON_FRAME = re.compile(r"^File \[?(?P<file>/[^\s:\]]{1,400}\.pyx?):(?P<line>\d+)(?:\]\([^)\s]{0,2000}\))?, in (?P<func>[\w.<>]{1,200})\(")
+IPYTHON_FRAME = re.compile(r"^File \[?(?P<file>~?/[^\s:\]]{1,400}\.pyx?):(?P<line>\d+)(?:\]\([^)\s]{0,2000}\))?, in (?P<func>[\w.<>]{1,200})\(")
 
 
 # pytest's report of a failed test that ran training: "venv/lib/.../pytorch_lightning/trainer/trainer.py:768: in fit"
@@ -173,7 +174,7 @@ TRIGGER = re.compile(
     rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
     rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
-    rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File \[/|CUDA SETUP: Problem|most recent call first"
+    rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)

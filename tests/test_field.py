@@ -46,7 +46,6 @@ def test_no_holdout_case_is_a_fixture():
 KNOWN_GAPS = {
     "cases/bitsandbytes-367.log": "only bitsandbytes' CPU-library warnings; the KB holds that warning alone is not a "
                                   "failure (bitsandbytes-cuda-setup-failed.neg-warning-only-no-failure)",
-    "cases/mplugowl-91.log": "the bare message 'not a string' with no exception type or traceback",
     "cases/lamini-24.log": "a hosted service's status dict ('Job failed: {... 'status': 'FAILED'}'), no local failure",
     "cases/speech-12205.log": "NCCL INFO/WARN socket lines and 'Abort COMPLETE' only; NCCL WARN lines also occur in "
                              "healthy runs",
