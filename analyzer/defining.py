@@ -18,6 +18,8 @@ _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus erro
                  # torch's DataLoader names a dead worker's signal by strsignal(): "killed by signal: Terminated"
                  (re.compile(r"killed by signal: Terminated"), 15), (re.compile(r"killed by signal: Killed"), 9),
                  (re.compile(r"Floating point exception"), 8), (re.compile(r"\bKilled\s*$"), 9),
+                 # bash's job notices ("./run.sh: line 171: 14815 Terminated  python3 ...", "[1]+  Terminated  ...")
+                 (re.compile(r"^(?:\S+: line \d+: +\d+ +|\[\d+\][+-]? +)Terminated\b"), 15),
                  # the shell's notice, glibc's, and std::terminate, which aborts (the NCCL watchdog's way out)
                  (re.compile(r"^(?:\S+: line \d+: +\d+ +)?Aborted\b|\bAborted \(core dumped\)|^Fatal Python error: Aborted"
                              r"|terminate called after throwing"), 6),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from . import defining
-from .patterns import CPP_FRAME
+from .patterns import BUILD_ERROR, CPP_FRAME
 from .memo import Memo
 from .model import Incident, Line
 from .textnorm import canon, template
@@ -150,6 +150,8 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 1
         elif klass == 0 and inc.exception is None and CPP_FRAME.match(inc.first.text):
             klass = 3  # a C++ backtrace cut before its message says where, not what: a signal or a metric says more
+        elif klass == 0 and inc.exception is None and BUILD_ERROR.search(inc.first.text):
+            klass = 3  # a compiler's error: the build's exception, if the log has it, names the op
         named = 0 if root_rank is not None and _has_rank(inc, root_rank) else 1
         return (klass, named, index)
 

@@ -90,6 +90,15 @@ RECORD_START = re.compile(
 )
 
 # ---- standalone lines that are incidents on their own ------------------------------------------
+# a native extension that does not build (DeepSpeed ops, flash-attn, apex at install or JIT load): the
+# compiler's "csrc/adam/cpu_adam.cpp:5:10: fatal error: cuda_runtime.h: No such file or directory",
+# setuptools' "error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1" (pip indents the
+# build's output; a CI runner stamps each line). It says what the build lacked; the exception that
+# follows (torch's "Error building extension 'cpu_adam'") says which op, and is elected first.
+BUILD_ERROR = re.compile(
+    r"(?:^|\s)(?:[^\s:]{1,300}\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d{1,7}:(?:\d{1,5}:)?|<command-line>:) (?:fatal )?error: "
+    r"|(?:^|\s)error: command '[^']{1,300}' failed with exit (?:code|status) \d"
+)
 # kind -> pattern searched in the cleaned line
 STANDALONE = [
     # torch.distributed ProcessGroupNCCL watchdog and friends
@@ -106,6 +115,9 @@ STANDALONE = [
         r"exitcode\s*:\s*-\d+\b|Signal \d+ \(SIG[A-Z]+\) received|terminated with signal SIG[A-Z]+"
         r"|\bKilled\s*$|killed by signal|Out of memory: Kill(?:ed)? process|exits with return code = -\d+"
         r"|Segmentation fault|Bus error|Floating point exception|^(?:\S+: line \d+: +\d+ +)?Aborted\b"
+        # the shell's notice of a job that SIGTERM ended ("./build_image.sh: line 171: 14815 Terminated
+        # python3 -m http.server", job control's "[1]+  Terminated   python3 app.py")
+        r"|^(?:\S+: line \d+: +\d+ +|\[\d+\][+-]? +)Terminated\b"
         r"|core dumped|Fatal Python error: |^terminate called after throwing an instance of"
         r"|\*\*\* SIG[A-Z]{3,5} (?:received|\(@)"  # absl/glog failure handlers (Ray, TensorFlow, Paddle)
         # faulthandler's dump of every thread after a fatal signal (its first line may be cut off)
@@ -117,6 +129,11 @@ STANDALONE = [
         r"|exits with return code|returned non-zero exit status|Received (?:Signals\.)?SIG(?:TERM|INT) death signal"
         r"|Killing subprocess \d+|^Exit code: [1-9]\d*\s*$"  # ColossalAI's launcher after a failed torchrun
         r"|^\s*exitcode\s*:\s*[1-9]\d*\s+\(pid: "  # torchrun's Failures block: a rank that exited with an error
+        # SLURM ending a job: its time limit, a preemption, scancel ("slurmstepd: error: *** JOB 4242 ON
+        # gpu01 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***")
+        r"|^slurmstepd: error: \*\*\* (?:JOB|STEP) \S{1,40} ON \S{1,100} CANCELLED AT "
+        # and srun's notice of its tasks' end ("srun: error: nid01934: tasks 2,4-5,7: Terminated")
+        r"|^srun: error: \S{1,100}: tasks? [\d,-]{1,200}: \S"
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
@@ -138,6 +155,7 @@ STANDALONE = [
         # argparse (and jsonargparse) rejecting the command line, after its "usage:" lines
         r"|^(?:[\w./-]{1,100}: )?error: (?:unrecognized arguments: |the following arguments are required: "
         r"|argument \S{1,100}: (?:invalid |expected ))"
+        "|" + BUILD_ERROR.pattern
     )),
     # a logger's error-level record with no exception in it ("[ERROR:swift] There are errors in the
     # dataset", vLLM's "ERROR 09-20 19:54:33 [core.py:398] EngineCore encountered a fatal error.",
@@ -176,6 +194,7 @@ TRIGGER = re.compile(
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
+    rb"|Terminated|CANCELLED AT "
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"

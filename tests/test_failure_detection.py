@@ -65,10 +65,36 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "Segmentation fault (core dumped)",
     "Bus error (core dumped)",
     "Floating point exception (core dumped)",
+    # a logger's error record without an exception (Trinity-RFT, field case trinityrft-309)
+    "ERROR 10-05 14:02:14 [launcher.py:124] Explorer or Trainer failed:",
+    # SLURM ending a job and srun's notice of its tasks (labsyspharm/mcmicro#163, desihub/desitarget#628)
+    "slurmstepd: error: *** JOB 13055114 ON compute-h-17-51 CANCELLED AT 2020-07-11T22:48:26 DUE TO TIME LIMIT ***",
+    "srun: error: nid01934: tasks 2,4-5,7: Terminated",
+    # bash's notice of a job ended by SIGTERM (a public build script's log)
+    "./build_image.sh: line 171: 14815 Terminated              python3 -m http.server",
+    # a native extension that does not build: the compiler, its command line, setuptools behind a CI
+    # runner's time stamp (deepspeedai/DeepSpeed#2684, erikwijmans/Pointnet2_PyTorch#181, DeepSpeed#5653)
+    "/opt/conda/envs/bitten/lib/python3.8/site-packages/torch/include/ATen/cuda/CUDAContext.h:10:10: fatal error: "
+    "cusolverDn.h: No such file or directory",
+    "      <command-line>: fatal error: cuda_runtime.h: No such file or directory",
+    "2024-06-12T22:49:08.2182741Z   error: command '/home/conda/feedstock_root/build_artifacts/deepspeed_1718232254780"
+    "/_build_env/bin/x86_64-conda-linux-gnu-cc' failed with exit code 1",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
     assert d.verdict in ("known", "unknown") and d.root is not None and d.root.first.lineno == 2
+
+
+@pytest.mark.parametrize("line", [
+    # pip's resolver notice heads many notebook logs of runs that went on fine (huggingface/autotrain-advanced#158)
+    "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. "
+    "This behaviour is the source of the following dependency conflicts.",
+    # a trainer that logs its set-up at CRITICAL level (field case cosmos-163, a run that did not fail)
+    "[04-07 03:28:04|CRITICAL|cosmos_predict1/utils/trainer.py:136:train] Distributed parallelism mode: fsdp",
+])
+def test_error_level_lines_of_healthy_runs_stay_clean(engine, tmp_path, line):
+    d = engine.diagnose([str(_write(tmp_path, "ok.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
+    assert d.verdict == "clean", d.root and d.root.first.text
 
 
 # Excerpts cut before their exception: (dev-split field case, its first line to take, lines taken)
