@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from . import tfidf
 from .elect import Collector, elect
-from .facts import FactSheet, trigger_pieces
+from .facts import Fact, FactSheet, trigger_pieces
+from .framework import SplitFix, detect, split_fix
 from .lead import Lead, lead
 from .match import Calibration, Matcher, Scored
 from .model import Exc, Incident, Line
@@ -42,6 +43,11 @@ class Diagnosis:
     run: dict = field(default_factory=dict)  # key -> Fact: versions, model, config (analyzer/facts.py)
     seen: object = None  # vlkb.history.Seen: earlier sightings of the root, when history is on
     lead: Lead | None = None  # for an unknown failure: the line to quote, the library, where to search
+    frameworks: list[str] = field(default_factory=list)  # the training frameworks that ran, most specific first
+
+    def fix(self, entry) -> SplitFix:
+        """The entry's fix told for this run: its framework's bullets first, the others folded."""
+        return split_fix(entry.fix, self.frameworks)
 
     @property
     def root(self) -> Incident | None:
@@ -104,6 +110,15 @@ class Engine:
         parser = RecordParser(collector.add, self.signature)
         scan(expand(inputs), parser, stats, sheet.observe, self.trigger, collector)
         incidents = elect(collector.order)
+        frameworks = detect(incidents, sheet.facts)
+        if frameworks:
+            sheet.facts.setdefault("framework", Fact("framework", frameworks[0][0], frameworks[0][1]))
+        d = self._verdict(incidents, collector, stats, sheet, inputs, top)
+        d.frameworks = [f for f, _ in frameworks]
+        return d
+
+    def _verdict(self, incidents: list[Incident], collector: Collector, stats: ReadStats, sheet: FactSheet,
+                 inputs: list[str], top: int) -> Diagnosis:
         if collector.dropped:
             stats.notes.append(f"{collector.dropped} further distinct warnings/metrics were not kept")
         threshold = self.calibration.threshold

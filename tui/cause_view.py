@@ -31,11 +31,14 @@ def _section(title: str, body: str) -> list:
     return [Text(title, style="bold underline"), Text(body.strip()), Text()]
 
 
-def _match(s: Scored) -> list:
+def _match(d: Diagnosis, s: Scored) -> list:
     e = s.entry
+    fix = d.fix(e)
     out = [Text.assemble(("Root cause: ", "bold"), (e.title, "bold green")),
            Text(f"{e.id}  confidence {s.confidence:.2f}  signals: {s.signal_summary}", style="dim"), Text()]
-    out += _section("Why", e.root_cause) + _section("Fix", e.fix)
+    out += _section("Why", e.root_cause) + _section("Fix", fix.text)
+    if fix.others:  # the log says which framework ran: the other frameworks' lines come after, dimmed
+        out += [Text("Other frameworks", style="dim underline"), Text("".join(fix.others).strip(), style="dim"), Text()]
     if s.advice:
         out += [Text("For this run", style="bold underline"), *(Text("- " + a.strip()) for a in s.advice), Text()]
     return out
@@ -50,7 +53,7 @@ def cause(d: Diagnosis, keys: dict[str, str]) -> Group:
             if d.verdict == "suspicious" else "Failure: "
         out += [Text.assemble((label, "bold"), subject.summary), Text(f"  at {subject.where}", style="dim"), Text()]
     if d.named:
-        out += _match(d.named)
+        out += _match(d, d.named)
         if d.named.entry.verify.get("repro"):
             out.append(Text(f"Press {keys['verify']} to replay its repro with and without the fix.", style="italic"))
     elif d.verdict == "unknown":

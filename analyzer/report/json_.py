@@ -33,8 +33,9 @@ def incident_dict(inc: Incident) -> dict:
     }
 
 
-def match_dict(s: Scored) -> dict:
+def match_dict(s: Scored, d: Diagnosis | None = None) -> dict:
     e = s.entry
+    fix = d.fix(e) if d is not None else None
     return {
         "entry": e.id,
         "family": e.family,
@@ -44,6 +45,9 @@ def match_dict(s: Scored) -> dict:
         "evidence": [line_dict(l) for l in s.evidence],
         "root_cause": e.root_cause,
         "fix": e.fix,
+        # the fix told for the run's framework (run fact "framework"): its bullets first, the others apart
+        "fix_for_run": fix.text if fix is not None else e.fix,
+        "fix_other_frameworks": fix.others if fix is not None else [],
         "advice": s.advice,
         "explained": s.explained or None,
         "sources": [src["url"] for src in e.sources],
@@ -58,7 +62,8 @@ def to_dict(d: Diagnosis) -> dict:
         "verdict": d.verdict,
         "threshold": d.threshold,
         "inputs": d.inputs,
-        "matches": [match_dict(s) for s in d.matches],
+        "matches": [match_dict(s, d) for s in d.matches],
+        "frameworks": d.frameworks,
         "incidents": [incident_dict(i) for i in d.incidents[:50]],
         "incidents_total": len(d.incidents),
         "facts": [line_dict(l) for l in d.facts[:50]],

@@ -16,6 +16,7 @@ import re
 
 from ..diagnose import Diagnosis
 from ..facts import ordered
+from .shorten import shorten
 from ..model import Incident, Line
 
 MARKER = "<!-- vlkb-triage -->"
@@ -61,7 +62,7 @@ def fenced(lines: list[str]) -> str:
 
 
 def _evidence(lines: list[Line], width: int) -> list[str]:
-    return [f"{l.path}:{l.lineno}: {l.text}"[:width] for l in lines]
+    return [f"{l.path}:{l.lineno}: " + shorten(l.text, max(40, width - len(f"{l.path}:{l.lineno}: "))) for l in lines]
 
 
 def _value(value) -> str:
@@ -86,6 +87,16 @@ def _render(d: Diagnosis, n: int, width: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def _fix(d: Diagnosis, e) -> list[str]:
+    """The fix for the run's framework; the other frameworks' lines folded, GitHub renders <details>."""
+    fix = d.fix(e)
+    out = [fix.text.strip(), ""]
+    if fix.others:
+        out += [f"<details><summary>Other frameworks: {inline(', '.join(fix.other_names))}</summary>", "",
+                *(b.rstrip("\n") for b in fix.others), "", "</details>", ""]
+    return out
+
+
 def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
     if d.verdict in ("known", "suspicious"):
         s, subject = d.named, d.subject
@@ -96,7 +107,7 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
         advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
         title = f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)}"
         return [title, "", f"`{e.id}` · confidence **{s.confidence:.2f}**", "", *lead,
-                "**Root cause.** " + e.root_cause, "", "**Fix.**", "", e.fix, "", *advice,
+                "**Root cause.** " + e.root_cause, "", "**Fix.**", "", *_fix(d, e), *advice,
                 "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
                 "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]
     if d.verdict == "unknown":

@@ -13,6 +13,7 @@ from rich.text import Text
 from ..diagnose import Diagnosis
 from ..facts import describe, ordered
 from ..match import Scored
+from .shorten import shorten
 
 MAX_EVIDENCE = 8
 MAX_OTHER = 8
@@ -25,7 +26,7 @@ def _block(console: Console, title: str, body: str, style: str = "bold") -> None
         console.print(Text("  " + para))
 
 
-def _match(console: Console, s: Scored, width: int, label: str = "Root cause: ") -> None:
+def _match(console: Console, d: Diagnosis, s: Scored, width: int, label: str = "Root cause: ") -> None:
     e = s.entry
     console.print(Text.assemble((label, "bold"), (e.title, "bold green"),
                                 (f"  [{e.id}, confidence {s.confidence:.2f}]", "dim")))
@@ -33,7 +34,10 @@ def _match(console: Console, s: Scored, width: int, label: str = "Root cause: ")
     console.print()
     _block(console, "Why", e.root_cause)
     console.print()
-    _block(console, "Fix", e.fix)
+    fix = d.fix(e)
+    _block(console, "Fix", fix.text)
+    if fix.others:  # the log says which framework ran: the others' lines are one command away
+        console.print(Text(f"  Other frameworks ({', '.join(fix.other_names)}): vlkb kb show {e.id}", style="dim"))
     console.print()
     if s.advice:
         console.print(Text("For this run", style="bold"))
@@ -43,7 +47,7 @@ def _match(console: Console, s: Scored, width: int, label: str = "Root cause: ")
     console.print(Text("Evidence", style="bold"))
     for line in s.evidence[:MAX_EVIDENCE]:
         rank = f" [rank {line.who}]" if line.who else ""
-        text = textwrap.shorten(line.text.strip(), width=max(40, width - 20), placeholder=" ...")
+        text = shorten(line.text, max(96, width - 4 - len(f"{line.path}:{line.lineno}{rank}")))
         console.print(Text.assemble((f"  {line.path}:{line.lineno}{rank}  ", "cyan"), text))
     console.print(Text("Sources: " + "  ".join(src["url"] for src in e.sources), style="dim"))
 
@@ -53,7 +57,7 @@ def _lead(console: Console, lead, width: int) -> None:
     console.print()
     q = lead.quoted
     console.print(Text("Quote this line", style="bold"))
-    console.print(Text.assemble((f"  {q.path}:{q.lineno}  ", "cyan"), textwrap.shorten(q.text.strip(), width=max(60, width - 10))))
+    console.print(Text.assemble((f"  {q.path}:{q.lineno}  ", "cyan"), shorten(q.text, max(96, width - 4 - len(f"{q.path}:{q.lineno}")))))
     if lead.frames:
         console.print(Text("Last frames", style="bold"))
         for f in lead.frames:
@@ -92,13 +96,13 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
                                     d.subject.summary))
         console.print(Text(f"  at {d.subject.where}", style="dim"))
         console.print()
-        _match(console, d.matches[0], width, label="Suspected: ")
+        _match(console, d, d.matches[0], width, label="Suspected: ")
     elif root is not None:
         console.print(Text.assemble(("Failure: ", "bold red"), root.summary))
         console.print(Text(f"  at {root.where}", style="dim"))
         console.print()
     if d.verdict == "known":
-        _match(console, d.matches[0], width)
+        _match(console, d, d.matches[0], width)
     elif d.verdict == "unknown":
         console.print(Text("Unknown failure: no KB entry explains it with enough confidence "
                            f"(threshold {d.threshold:.2f}).", style="bold yellow"))
