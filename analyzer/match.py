@@ -205,7 +205,7 @@ class Matcher:
         mine = incident_tokens(inc)
         out = []
         for entry in self.shortlist(inc, doc_vec, cands):
-            regex = self._regex(entry, cands)
+            regex = self._regex(entry, cands, inc)
             if regex.score == 0 and defining.conflict(mine, self._defining[entry.id]):
                 # the token that decides differs (exit -8 vs -9, an empty shape vs a sized one):
                 # resemblance must not name this entry, only its own regex could
@@ -230,9 +230,11 @@ class Matcher:
         return out
 
     @staticmethod
-    def _regex(entry, cands) -> Signal:
+    def _regex(entry, cands, inc: Incident | None = None) -> Signal:
         best = Signal("regex", 0.0)
         for rule in entry.patterns:
+            if rule.raised_in == "library" and not raised_in_library(inc):
+                continue
             for text, line in cands:
                 m = rule.regex.search(text)
                 if m:
@@ -290,6 +292,18 @@ class Matcher:
 # A captured value goes into advice text, which every report renders: only a plain name or
 # version passes (a module, a keyword argument, a library), never markup or a whole log line.
 _PLAIN = re.compile(r"[\w.+\-/:@=]{1,80}")
+
+
+# installed library code: a package under site-packages/dist-packages, or a training framework's own
+# package run from its checkout (src/llamafactory/..., verl/trainer/...)
+_LIBRARY_FILE = re.compile(r"[\\/](?:site|dist)-packages[\\/]|[\\/](?:llamafactory|llmtuner|swift|axolotl|verl|openrlhf|trl"
+                           r"|transformers|peft|accelerate|deepspeed|colossalai|unsloth|unsloth_zoo)[\\/]")
+
+
+def raised_in_library(inc: Incident | None) -> bool:
+    """Whether the exception was raised in library code: the traceback's last frame, where Python
+    reports a call with the wrong arguments, is not the user's own script."""
+    return bool(inc and inc.frames and _LIBRARY_FILE.search(inc.frames[-1].file))
 
 
 def _captures(m: re.Match) -> dict[str, str]:

@@ -36,6 +36,7 @@ class Rule:
     weight: float
     note: str = ""
     flags: int = 0
+    raised_in: str = ""  # "library": the pattern counts only when installed library code raised the exception
 
     @cached_property
     def regex(self) -> re.Pattern:
@@ -77,7 +78,8 @@ class Entry:
 
 
 def _rules(items: list[dict], flags: int = 0) -> list[Rule]:
-    return [Rule(i["regex"], float(i.get("weight", 1.0)), i.get("note", ""), flags) for i in items]
+    return [Rule(i["regex"], float(i.get("weight", 1.0)), i.get("note", ""), flags, i.get("raised_in", ""))
+            for i in items]
 
 
 def _conditions(items: list[dict]) -> list[Condition]:

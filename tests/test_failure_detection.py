@@ -177,3 +177,19 @@ def test_search_terms_drop_paths_numbers_and_ids():
     inc = Incident("traceback", [line], chain=[Exc("ValueError", "Unrecognized configuration class <class "
                    "'transformers.models.qwen2_vl.configuration_qwen2_vl.Qwen2VLConfig'> for /opt/x 12", line)])
     assert search_terms(inc) == "ValueError Unrecognized configuration class for"
+
+
+def test_a_signature_pattern_raised_in_library_code_ignores_the_users_own_call(engine, tmp_path):
+    """`raised_in: library`: a call that does not fit, made from an installed package (coati calling
+    ColossalAI's Booster.boost), is two releases out of step; the same TypeError with the user's own
+    script as the last frame is the user's call, and that pattern does not count."""
+    entry = "version-skew-signature-mismatch"
+    text = fx.parse(shipped_dir() / entry / f"{entry}.pos-coati-booster-boost.log").text
+    lines = text.splitlines()
+    library = engine.diagnose([str(_write(tmp_path, "lib.log", text))])
+    assert library.verdict == "known" and library.matches[0].entry.id == entry
+    at = next(i for i, line in enumerate(lines) if "site-packages/coati/trainer/strategies/base.py" in line)
+    users = "\n".join(lines[:at] + lines[at + 2:]) + "\n"  # the same traceback without coati's frame
+    d = engine.diagnose([str(_write(tmp_path, "user.log", users))])
+    assert d.root.frames[-1].file.endswith("train_prompts.py")
+    assert all(s.entry.id != entry for s in d.matches if s.confidence >= d.threshold)
