@@ -159,14 +159,17 @@ STANDALONE = [
     )),
     # a logger's error-level record with no exception in it ("[ERROR:swift] There are errors in the
     # dataset", vLLM's "ERROR 09-20 19:54:33 [core.py:398] EngineCore encountered a fatal error.",
-    # loguru's "| ERROR    | ...", logging's "ERROR:name:msg" and "- ERROR -"): the run says it failed
-    # without saying how. glog's E-lines are left out (torchrun prints benign ones), and so is pip's
-    # resolver notice, which heads many notebook logs of runs that went on fine.
+    # loguru's "| ERROR    | ...", logging's "ERROR:name:msg" and "- ERROR -", behind a container's
+    # time stamp): the run says it failed without saying how. glog's E-lines are left out (torchrun
+    # prints benign ones), and so is pip's resolver notice, which heads many notebook logs of runs that
+    # went on fine.
     ("logged", re.compile(
         r"^(?!ERROR: pip's )(?:\[?(?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$)"
         r"|\[?\d{4}-\d\d-\d\d[ T][\d:,.]{8,15}\]? ?(?:-|\|)? ?\[?(?:ERROR|CRITICAL|FATAL)\b"
         r"|[^|]{0,120}\|\s{0,4}ERROR\s{0,8}\|\s{0,4}\S"
-        r"|.{0,120}? - ERROR - \S)"
+        r"|.{0,120}? - ERROR - \S"
+        # behind a container's or a CI runner's RFC 3339 stamp ("[rl-swarm] 2025-05-23T16:49:12.287821163Z ERROR:...")
+        r"|.{0,60}?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z (?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$))"
     )),
     # a training loss of exactly zero (HF Trainer/TRL/LLaMA-Factory/ms-swift dicts, the train-metrics
     # summary, kohya's postfix): not a failure, a sign the run learns nothing (silent entries decide)

@@ -184,6 +184,10 @@ class RecordParser:
     def _continue(self, op: _Open, line: Line) -> bool:
         if op.prefix and _prefix_shape(line.text[:len(op.prefix)]) == op.prefix:
             line = replace(line, text=line.text[len(op.prefix):])
+        elif op.prefix and op.state == "frames" and not op.incident.frames:
+            op.prefix = _shorter_prefix(op.prefix, line.text)
+            if op.prefix:
+                line = replace(line, text=line.text[len(op.prefix):])
         handler = {"frames": self._in_frames, "message": self._in_message,
                    "after": self._after_message, "chain": self._in_chain, "notebook": self._in_notebook}[op.state]
         return handler(op, line)
@@ -371,6 +375,16 @@ def _prefix_shape(head: str) -> str:
     if head[0] in " |" and sum(ch.isdigit() for ch in head) < 6:
         return ""  # indentation, or a table's cell without a time stamp in it (a log console's export has one)
     return _DIGITS.sub("0", head)
+
+
+def _shorter_prefix(prefix: str, text: str) -> str:
+    """The header's prefix held more than its frames' (a logger's prefix, then the server's own
+    "[2024-11-14 22:16:37 TP0] " before "Traceback"): the longest part of it, cut after a space, that
+    the first frame line starts with, when a frame follows it; else ""."""
+    for end in range(len(prefix) - 1, 7, -1):
+        if prefix[end - 1] == " " and _prefix_shape(text[:end]) == prefix[:end] and P.frame_match(text[end:]):
+            return prefix[:end]
+    return ""
 
 
 def _standalone_kind(text: str, warnings: bool) -> str | None:

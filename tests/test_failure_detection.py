@@ -107,6 +107,8 @@ CUT_SHAPES = {
     "rich, Windows path": ("kohyass-1147.log", "│ C:\\Users\\Oliver\\Documents\\Github\\kohya_ss\\venv\\lib\\site-packages\\accelerate\\commands\\launch.py:6", 2),
     "torchrun failures block": ("videollama2-58.log", "[1]:", 6),
     "console table": ("deepseekv2-40.log", "  |   | 2024-07-26 16:07:35.024 | Traceback (most recent call last):", 3),
+    # a logger's prefix that is longer on the header line than on the frames (the server's own stamp)
+    "longer prefix on the header": ("sglang-2037.log", "2024-11-14T22:16:37.097121828Z 2024-11-14 22:16:37,096 - sglang - INFO - [", 2),
 }
 
 
