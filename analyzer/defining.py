@@ -18,6 +18,12 @@ _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus erro
                  # torch's DataLoader names a dead worker's signal by strsignal(): "killed by signal: Terminated"
                  (re.compile(r"killed by signal: Terminated"), 15), (re.compile(r"killed by signal: Killed"), 9),
                  (re.compile(r"Floating point exception"), 8), (re.compile(r"\bKilled\s*$"), 9),
+                 # zsh's job notices, macOS's "Killed: 9", SLURM's memory-limit kill
+                 (re.compile(r"^zsh: killed |^Killed: 9\s*$|exceeded memory limit .{0,120}being killed"
+                             r"|killed due to memory pressure \(OOM\)"), 9),
+                 (re.compile(r"^zsh: abort "), 6), (re.compile(r"^zsh: segmentation fault "), 11),
+                 (re.compile(r"^zsh: bus error "), 7), (re.compile(r"^zsh: illegal hardware instruction "), 4),
+                 (re.compile(r"^zsh: floating point exception "), 8),
                  # bash's job notices ("./run.sh: line 171: 14815 Terminated  python3 ...", "[1]+  Terminated  ...")
                  (re.compile(r"^(?:\S+: line \d+: +\d+ +|\[\d+\][+-]? +)Terminated\b"), 15),
                  # the shell's notice, glibc's, and std::terminate, which aborts (the NCCL watchdog's way out)

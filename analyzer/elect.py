@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from . import defining
-from .patterns import BUILD_ERROR, CPP_FRAME
+from .patterns import BUILD_ERROR, CPP_FRAME, HYDRA_JOB
 from .memo import Memo
 from .model import Incident, Line
 from .textnorm import canon, template
@@ -113,7 +113,8 @@ def _sampled(inc: Incident) -> bool:
 LAUNCHER_FRAME = re.compile(
     r"(?:bin[\\/](?:torchrun|deepspeed|accelerate)|torch[\\/]distributed[\\/](?:run|launch)\.py"
     r"|elastic[\\/]|launcher[\\/]api\.py|deepspeed[\\/]launcher[\\/]|accelerate[\\/]commands[\\/]"
-    r"|subprocess\.py)"
+    r"|subprocess\.py"
+    r"|[\\/]runpy\.py$)"  # `python -m torch.distributed.run` enters through runpy
 )
 
 
@@ -150,8 +151,8 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 1
         elif klass == 0 and inc.exception is None and CPP_FRAME.match(inc.first.text):
             klass = 3  # a C++ backtrace cut before its message says where, not what: a signal or a metric says more
-        elif klass == 0 and inc.exception is None and BUILD_ERROR.search(inc.first.text):
-            klass = 3  # a compiler's error: the build's exception, if the log has it, names the op
+        elif klass == 0 and inc.exception is None and (BUILD_ERROR.search(inc.first.text) or HYDRA_JOB.match(inc.first.text)):
+            klass = 3  # a compiler's error or Hydra's notice: the exception that follows, if the log has it, says more
         named = 0 if root_rank is not None and _has_rank(inc, root_rank) else 1
         return (klass, named, index)
 

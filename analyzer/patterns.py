@@ -95,6 +95,9 @@ RECORD_START = re.compile(
 # setuptools' "error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1" (pip indents the
 # build's output; a CI runner stamps each line). It says what the build lacked; the exception that
 # follows (torch's "Error building extension 'cpu_adam'") says which op, and is elected first.
+# Hydra's notice that the @hydra.main job raised ("Error executing job with overrides: ['trainer.n_gpus=8',
+# ...]"): a failure when the paste stops there, else the traceback it prints next says what failed.
+HYDRA_JOB = re.compile(r"^Error executing job with overrides: \[")
 BUILD_ERROR = re.compile(
     r"(?:^|\s)(?:[^\s:]{1,300}\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d{1,7}:(?:\d{1,5}:)?|<command-line>:) (?:fatal )?error: "
     r"|(?:^|\s)error: command '[^']{1,300}' failed with exit (?:code|status) \d"
@@ -107,6 +110,8 @@ STANDALONE = [
         r"|NCCL operations have failed or timed out|Some NCCL operations have failed"
         r"|NCCL communicator was aborted|ProcessGroupNCCL's watchdog got stuck"
         r"|\bnccl\w*Error\b|NCCL error"
+        # NCCL's trace of a call that returned an error, printed only on failure ("NCCL INFO bootstrap.cc:100 -> 2")
+        r"|NCCL INFO [\w/.-]{1,100}\.cc:\d{1,6} -> [1-9]\d?\b"
     )),
     # a process that died by a signal: torchrun's "exitcode: -N" and ChildFailedError block, DeepSpeed's
     # "return code = -N", mp.spawn's "terminated with signal", the shell's and libc's own notices, the
@@ -115,6 +120,14 @@ STANDALONE = [
         r"exitcode\s*:\s*-\d+\b|Signal \d+ \(SIG[A-Z]+\) received|terminated with signal SIG[A-Z]+"
         r"|\bKilled\s*$|killed by signal|Out of memory: Kill(?:ed)? process|exits with return code = -\d+"
         r"|Segmentation fault|Bus error|Floating point exception|^(?:\S+: line \d+: +\d+ +)?Aborted\b"
+        # zsh's job notices ("zsh: killed     python3 train.py", "zsh: abort      python train_gpt2.py"),
+        # macOS's "Killed: 9", SLURM killing a step over its memory limit ("slurmstepd: Job 1171978
+        # exceeded memory limit (18202456 > 16384000), being killed")
+        r"|^zsh: (?:killed|abort|segmentation fault|bus error|illegal hardware instruction|floating point exception) "
+        r"|^Killed: 9\s*$|^slurmstepd: (?:error: )?.{0,120}exceeded memory limit .{0,120}being killed"
+        # Ray's raylet killing workers over the node's memory ("2 Workers (tasks / actors) killed due to
+        # memory pressure (OOM)", wrapped anywhere)
+        r"|killed due to memory pressure \(OOM\)"
         # the shell's notice of a job that SIGTERM ended ("./build_image.sh: line 171: 14815 Terminated
         # python3 -m http.server", job control's "[1]+  Terminated   python3 app.py")
         r"|^(?:\S+: line \d+: +\d+ +|\[\d+\][+-]? +)Terminated\b"
@@ -131,9 +144,13 @@ STANDALONE = [
         r"|^\s*exitcode\s*:\s*[1-9]\d*\s+\(pid: "  # torchrun's Failures block: a rank that exited with an error
         # SLURM ending a job: its time limit, a preemption, scancel ("slurmstepd: error: *** JOB 4242 ON
         # gpu01 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***")
-        r"|^slurmstepd: error: \*\*\* (?:JOB|STEP) \S{1,40} ON \S{1,100} CANCELLED AT "
+        r"|^slurmstepd: (?:error: )?\*\*\* (?:JOB|STEP) \S{1,40} (?:ON \S{1,100} )?CANCELLED AT "
         # and srun's notice of its tasks' end ("srun: error: nid01934: tasks 2,4-5,7: Terminated")
         r"|^srun: error: \S{1,100}: tasks? [\d,-]{1,200}: \S"
+        # docker compose's note of a service that ended badly ("comfyui-1 exited with code 139"), Ray
+        # Tune's summary of trials that raised ("Number of errored trials: 1")
+        r"|^[\w.-]{1,100} exited with code [1-9]\d{0,2}\s*$|^Number of errored trials: [1-9]"
+        r"|^Number of trials: \d{1,7}/\d{1,7} \((?:[^)]{0,80}, )?[1-9]\d{0,6} ERROR\b"
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
@@ -152,10 +169,16 @@ STANDALONE = [
         r"|Failed to import \S+ because of the following error"
         r"|The actor (?:is dead because|died unexpectedly)|\bActorDiedError\b"  # Ray: a worker process died
         r"|^CUDA SETUP: Problem: "  # bitsandbytes could not load its CUDA library
-        # argparse (and jsonargparse) rejecting the command line, after its "usage:" lines
-        r"|^(?:[\w./-]{1,100}: )?error: (?:unrecognized arguments: |the following arguments are required: "
+        # Ascend: torch_npu's NPU_CHECK_ERROR ("npuSynchronizeDevice:.../NPUStream.cpp:370 NPU error, error
+        # code is 107020.") and, when its line is read, a CANN error report led by its code ("EZ9999:
+        # Inner Error!", "EI0002: The wait execution of the Notify register times out.")
+        r"|\bNPU (?:function )?error\b.{0,200}?error code is \d|^E[A-Z0-9]\d{4}: \S"
+
+        # argparse (and jsonargparse) rejecting the command line, after its "usage:" lines (a paste may
+        # wrap it in Markdown's bold or code marks)
+        r"|^[`*]{0,2}(?:[\w./-]{1,100}: )?error: (?:unrecognized arguments: |the following arguments are required: "
         r"|argument \S{1,100}: (?:invalid |expected ))"
-        "|" + BUILD_ERROR.pattern
+        "|" + BUILD_ERROR.pattern + "|" + HYDRA_JOB.pattern
     )),
     # a logger's error-level record with no exception in it ("[ERROR:swift] There are errors in the
     # dataset", vLLM's "ERROR 09-20 19:54:33 [core.py:398] EngineCore encountered a fatal error.",
@@ -197,7 +220,7 @@ TRIGGER = re.compile(
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
-    rb"|Terminated|CANCELLED AT "
+    rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"

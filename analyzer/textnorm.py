@@ -13,7 +13,8 @@ from .memo import MAX_KEY_LEN
 from .model import who_label
 
 # CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+                   r"|#033\[[0-?]{0,20}[ -/]{0,4}[@-~]")  # syslog writes ESC as "#033" (journald/rsyslog exports)
 # C0 controls other than tab; log text is untrusted and must not reach a terminal raw.
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
@@ -27,8 +28,9 @@ _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 # "08/01/2023 16:20:22 - INFO - __main__ - ":
 _LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]?(?: - [A-Z]{4,8} -)? "
                      r"|^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d) - [A-Z]{4,8} - [\w.]{1,100} - ")
-# A code viewer's line number ("  42 | "):
-_LINENO = re.compile(r"^ {0,6}\d{1,7} \| ")
+# A code viewer's line number ("  42 | "), and Kaggle's log export: the seconds since the kernel
+# started and the line's number, tab-separated ("447.5s\t314\tGPU = Tesla P100-PCIE-16GB.", "_447.3s\t313\t"):
+_LINENO = re.compile(r"^ {0,6}\d{1,7} \| |^_?\d{1,7}(?:\.\d{1,3})?s\t\d{1,7}\t")
 # These name where the line came from, taken as the host: docker compose's service column
 # ("trainer-1  | ", "trainer_1  | "), kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), and
 # Ray's per-process prefix on a worker's or actor's output (verl, OpenRLHF, ray.train):
@@ -65,7 +67,7 @@ class CleanLine:
 
 def strip_terminal(text: str) -> str:
     """Remove ANSI sequences and control characters; keep only the last redraw of a \\r line."""
-    if "\x1b" in text:
+    if "\x1b" in text or "#033[" in text:
         text = _ANSI.sub("", text)
     if "\r" in text:
         parts = [p for p in text.split("\r") if p.strip()]

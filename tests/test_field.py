@@ -47,8 +47,6 @@ KNOWN_GAPS = {
     "cases/bitsandbytes-367.log": "only bitsandbytes' CPU-library warnings; the KB holds that warning alone is not a "
                                   "failure (bitsandbytes-cuda-setup-failed.neg-warning-only-no-failure)",
     "cases/lamini-24.log": "a hosted service's status dict ('Job failed: {... 'status': 'FAILED'}'), no local failure",
-    "cases/speech-12205.log": "NCCL INFO/WARN socket lines and 'Abort COMPLETE' only; NCCL WARN lines also occur in "
-                             "healthy runs",
     "cases/trl-1311.log": "DPO metric lines with rewards stuck at 0.0 and the loss at ln 2: no error line; a silent "
                           "entry would name it",
 }
