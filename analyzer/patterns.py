@@ -151,12 +151,14 @@ STANDALONE = [
         # Tune's summary of trials that raised ("Number of errored trials: 1")
         r"|^[\w.-]{1,100} exited with code [1-9]\d{0,2}\s*$|^Number of errored trials: [1-9]"
         r"|^Number of trials: \d{1,7}/\d{1,7} \((?:[^)]{0,80}, )?[1-9]\d{0,6} ERROR\b"
+        # Paddle's launcher ("Container rank 0 status failed cmd ['/usr/bin/python3.8', '-u', 'train.py'] code -6 log ...")
+        r"|^Container rank \d{1,6} status failed cmd \["
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
     # apex/Megatron "reducing loss scale to 1.0"): early overflows at scales like 65536 are normal warm-up
     ("metric", re.compile(
-        r"""['"]?\b(?:\w*loss\w*|grad_norm)['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
+        r"""['"]?\b(?:\w*loss\w*|grad_norm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
         r"|(?:OVERFLOW!|[Oo]verflow).*reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
     )),
     # failures stated on one line, with no exception line of their own: a CUDA kernel's assert
@@ -173,6 +175,9 @@ STANDALONE = [
         # code is 107020.") and, when its line is read, a CANN error report led by its code ("EZ9999:
         # Inner Error!", "EI0002: The wait execution of the Notify register times out.")
         r"|\bNPU (?:function )?error\b.{0,200}?error code is \d|^E[A-Z0-9]\d{4}: \S"
+        # xtuner's CLI, logged at WARNING level ("WARNING: command error: '[Errno 2] No such file ...'!");
+        # dash (/bin/sh) failing a script's command ("./train.sh: 4: cd: can't cd to path/to/kitti")
+        r"|\bWARNING: command error: '|^\S{1,300}: \d{1,6}: (?:\S{1,100}: )?(?:can't cd to |can't open |cannot (?:open|create) |Syntax error: )"
 
         # argparse (and jsonargparse) rejecting the command line, after its "usage:" lines (a paste may
         # wrap it in Markdown's bold or code marks)
@@ -187,7 +192,7 @@ STANDALONE = [
     # prints benign ones), and so is pip's resolver notice, which heads many notebook logs of runs that
     # went on fine.
     ("logged", re.compile(
-        r"^(?!ERROR: pip's )(?:\[?(?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$)"
+        r"^(?!ERROR: pip's )(?:(?:LAUNCH )?\[?(?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$)"  # Paddle's launcher: "LAUNCH ERROR <time> ..."
         r"|\[?\d{4}-\d\d-\d\d[ T][\d:,.]{8,15}\]? ?(?:-|\|)? ?\[?(?:ERROR|CRITICAL|FATAL)\b"
         r"|[^|]{0,120}\|\s{0,4}ERROR\s{0,8}\|\s{0,4}\S"
         r"|.{0,120}? - ERROR - \S"
@@ -221,6 +226,7 @@ TRIGGER = re.compile(
     rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
+    rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"

@@ -97,6 +97,13 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "tj1-asr-train-v100-13:941227:943077 [0] NCCL INFO bootstrap.cc:100 -> 2",
     # zsh's notice of a job that aborted (karpathy/llm.c#74)
     "zsh: abort      python train_gpt2.py",
+    # Paddle's launcher (PaddlePaddle/Paddle#47326): its ERROR record and the container that failed
+    "LAUNCH ERROR 2022-10-25 15:17:31,067 Container failed !!!",
+    "Container rank 0 status failed cmd ['/usr/bin/python3.8', '-u', 'train.py'] code -6 log log/default.fpwuxo.0.log",
+    # xtuner's CLI at WARNING level (InternLM/Tutorial#727), dash failing a script's cd (PRBonn/LiDAR-MOS#10)
+    "05/30 18:04:29 - mmengine - WARNING - WARNING: command error: '[Errno 2] No such file or directory: "
+    "'/root/autodl-tmp/ft/data/cutlass/CHANGELOG.md''!",
+    "./train.sh: 4: cd: can't cd to path/to/kitti",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
