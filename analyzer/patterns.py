@@ -101,6 +101,11 @@ HYDRA_JOB = re.compile(r"^Error executing job with overrides: \[")
 BUILD_ERROR = re.compile(
     r"(?:^|\s)(?:[^\s:]{1,300}\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d{1,7}:(?:\d{1,5}:)?|<command-line>:) (?:fatal )?error: "
     r"|(?:^|\s)error: command '[^']{1,300}' failed with exit (?:code|status) \d"
+    # nvcc's own location form ("train_gpt2.cu(215): error: no instance of overloaded function"), the
+    # linker ("collect2: error: ld returned 1 exit status"), make giving up on a target
+    # ("make: *** [Makefile:277: train_gpt2fp32cu] Error 255", not "... Error 1 (ignored)")
+    r"|^[^\s:()]{1,300}\.(?:cu|cuh|c|cc|cpp|h|hpp)\(\d{1,7}\): error: |^collect2: error: ld returned [1-9]"
+    r"|^make(?:\[\d{1,3}\])?: \*\*\* \[[^\]]{1,300}\] Error [1-9]\d{0,2}\s*$"
 )
 # kind -> pattern searched in the cleaned line
 STANDALONE = [
@@ -159,6 +164,8 @@ STANDALONE = [
     # apex/Megatron "reducing loss scale to 1.0"): early overflows at scales like 65536 are normal warm-up
     ("metric", re.compile(
         r"""['"]?\b(?:\w*loss\w*|grad_norm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
+        # nanoGPT's and llm.c's prints ("iter 3010: loss nan, time 1019.95ms", "train loss nan | norm nan")
+        r"|\b(?:train |val |lm )?loss (?:nan|-?inf)\b"
         r"|(?:OVERFLOW!|[Oo]verflow).*reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
     )),
     # failures stated on one line, with no exception line of their own: a CUDA kernel's assert
@@ -175,6 +182,17 @@ STANDALONE = [
         # code is 107020.") and, when its line is read, a CANN error report led by its code ("EZ9999:
         # Inner Error!", "EI0002: The wait execution of the Notify register times out.")
         r"|\bNPU (?:function )?error\b.{0,200}?error code is \d|^E[A-Z0-9]\d{4}: \S"
+        # Kaldi/ESPnet's job runners ("run.pl: 32 / 32 failed, log is in exp/.../stats.*.log"); the CUDA/cuBLAS
+        # check macro that llm.c and its forks print ("[CUDA ERROR] at file train_gpt2.cu:341:"); the BSD/macOS
+        # assert ("Assertion failed: (input_size == 3), function f, file x.m, line 130."); an MPSGraph op
+        # that rejects its operands ("error: 'mps.multiply' op operands don't have broadcast-compatible shapes")
+        r"|^\S{1,100}\.pl: (?:\d{1,7} / \d{1,7} failed|job failed), log is in \S"
+        r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
+        r"|^error: 'mps\.\w{1,60}' op "
+        # a notebook's kernel died under the run (Jupyter's "The kernel for x.ipynb appears to have died",
+        # its restarter's "restarting kernel (1/5)", VS Code's "Disposing session as kernel process died")
+        r"|appears to have died\. It will restart automatically|KernelRestarter: restarting kernel \(\d"
+        r"|Disposing session as kernel process died"
         # xtuner's CLI, logged at WARNING level ("WARNING: command error: '[Errno 2] No such file ...'!");
         # dash (/bin/sh) failing a script's command ("./train.sh: 4: cd: can't cd to path/to/kitti")
         r"|\bWARNING: command error: '|^\S{1,300}: \d{1,6}: (?:\S{1,100}: )?(?:can't cd to |can't open |cannot (?:open|create) |Syntax error: )"
@@ -227,6 +245,7 @@ TRIGGER = re.compile(
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
+    rb"|make: |make\[|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"

@@ -53,8 +53,9 @@ _RANK_LIGHTNING = re.compile(r"^\[rank: (\d{1,5})\] ")
 _HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*\d[\w.-]*): ")
 #   YAML keys that carry a digit are not hosts either ("bf16: true", "fp16: false"); host names
 #   have no underscore (RFC 952), config keys usually do ("ds_z3: ...").
-#   Ascend CANN error codes ("EH9999: Inner Error!") are not hosts either.
-_NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|_|^(?:bf|fp|tf|int|uint)\d+$|^E[A-Z]\d{4}$)", re.I)
+#   Ascend CANN error codes ("EH9999: Inner Error!") and gcc's collect2 are not hosts either.
+_NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|_|^(?:bf|fp|tf|int|uint)\d+$|^E[A-Z]\d{4}$"
+                        r"|^collect2$)", re.I)  # gcc's linker driver: "collect2: error: ld returned 1 exit status"
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,6 +104,20 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "05/30 18:04:29 - mmengine - WARNING - WARNING: command error: '[Errno 2] No such file or directory: "
     "'/root/autodl-tmp/ft/data/cutlass/CHANGELOG.md''!",
     "./train.sh: 4: cd: can't cd to path/to/kitti",
+    # a build that failed: nvcc, the linker, make (karpathy/llm.c#359, #805); llm.c's CUDA check macro (#63)
+    'train_gpt2.cu(215): error: no instance of overloaded function "atomicAdd" matches the argument list',
+    "collect2: error: ld returned 1 exit status",
+    "make: *** [Makefile:277: train_gpt2fp32cu] Error 255",
+    "[CUDA ERROR] at file train_gpt2.cu:341:",
+    # Kaldi/ESPnet's job runner (espnet/espnet#4809), the BSD/macOS assert (drawthingsai/draw-things-community#114)
+    "run.pl: 32 / 32 failed, log is in exp/lm_stats_en_bpe30/logdir/stats.*.log",
+    "Assertion failed: (input_size == 3), function _ccv_nnc_swish_mul_back, file ccv_nnc_swish_mul_mps.m, line 130.",
+    # a notebook's kernel died under the run (mrdbourke/m1-machine-learning-test#17, microsoft/vscode-jupyter#13591)
+    "The kernel for Untitled.ipynb appears to have died. It will restart automatically.",
+    "17:03:43.114 [error] Disposing session as kernel process died ExitCode: undefined, Reason: 0.00s - Debugger warning: "
+    "It seems that frozen modules are being used, which may",
+    # nanoGPT's print of a nan loss (karpathy/nanoGPT#215, a Markdown quote of the paste)
+    "> 2023-03-22 09:32:52 iter 3010: loss nan, time 1019.95ms, mfu 14.12%",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
