@@ -18,6 +18,10 @@ _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus erro
                  # torch's DataLoader names a dead worker's signal by strsignal(): "killed by signal: Terminated"
                  (re.compile(r"killed by signal: Terminated"), 15), (re.compile(r"killed by signal: Killed"), 9),
                  (re.compile(r"Floating point exception"), 8), (re.compile(r"\bKilled\s*$"), 9),
+                 # bash's and glibc's notices in a zh_CN locale
+                 (re.compile(r"段错误"), 11), (re.compile(r"已放弃"), 6), (re.compile(r"总线错误"), 7),
+                 (re.compile(r"非法指令"), 4), (re.compile(r"浮点数例外"), 8), (re.compile(r"已终止"), 15),
+                 (re.compile(r"已杀死"), 9),
                  # zsh's job notices, macOS's "Killed: 9", SLURM's memory-limit kill
                  (re.compile(r"^zsh: killed |^Killed: 9\s*$|exceeded memory limit .{0,120}being killed"
                              r"|killed due to memory pressure \(OOM\)"), 9),

@@ -130,6 +130,10 @@ STANDALONE = [
         # exceeded memory limit (18202456 > 16384000), being killed")
         r"|^zsh: (?:killed|abort|segmentation fault|bus error|illegal hardware instruction|floating point exception) "
         r"|^Killed: 9\s*$|^slurmstepd: (?:error: )?.{0,120}exceeded memory limit .{0,120}being killed"
+        # the same notices in a zh_CN locale (glibc's and bash's translations: "已放弃 (核心已转储)" is
+        # "Aborted (core dumped)"), and Windows' faulthandler header ("Windows fatal exception: access violation")
+        r"|^(?:\S+: (?:line|行) \d+: +\d+ +)?(?:段错误|已放弃|总线错误|非法指令|浮点数例外|已终止|已杀死)(?:\s*[(（]核心已转储[)）])?\s*$"
+        r"|核心已转储|^Windows fatal exception: \w"
         # Ray's raylet killing workers over the node's memory ("2 Workers (tasks / actors) killed due to
         # memory pressure (OOM)", wrapped anywhere)
         r"|killed due to memory pressure \(OOM\)"
@@ -156,6 +160,9 @@ STANDALONE = [
         # Tune's summary of trials that raised ("Number of errored trials: 1")
         r"|^[\w.-]{1,100} exited with code [1-9]\d{0,2}\s*$|^Number of errored trials: [1-9]"
         r"|^Number of trials: \d{1,7}/\d{1,7} \((?:[^)]{0,80}, )?[1-9]\d{0,6} ERROR\b"
+        # SageMaker's job status after its time stamp ("2020-07-17 08:45:54 Failed - Training job failed"),
+        # AI Platform's ("The replica worker 0 exited with a non-zero status of 1. Termination reason: Error.")
+        r"|^(?:Failed|MaxRuntimeExceeded) - \S|^The replica \S{1,100}(?: \d{1,5})? exited with a non-zero status of [1-9]"
         # Paddle's launcher ("Container rank 0 status failed cmd ['/usr/bin/python3.8', '-u', 'train.py'] code -6 log ...")
         r"|^Container rank \d{1,6} status failed cmd \["
     )),
@@ -193,6 +200,9 @@ STANDALONE = [
         # its restarter's "restarting kernel (1/5)", VS Code's "Disposing session as kernel process died")
         r"|appears to have died\. It will restart automatically|KernelRestarter: restarting kernel \(\d"
         r"|Disposing session as kernel process died"
+        # RLlib's trainer when a rollout worker died, before it re-raises (logged at WARNING, or INFO in
+        # older releases): "Worker crashed during call to `step_attempt()`"
+        r"|Worker crashed during call to `?(?:step_attempt|train)\(\)"
         # xtuner's CLI, logged at WARNING level ("WARNING: command error: '[Errno 2] No such file ...'!");
         # dash (/bin/sh) failing a script's command ("./train.sh: 4: cd: can't cd to path/to/kitti")
         r"|\bWARNING: command error: '|^\S{1,300}: \d{1,6}: (?:\S{1,100}: )?(?:can't cd to |can't open |cannot (?:open|create) |Syntax error: )"
@@ -214,6 +224,9 @@ STANDALONE = [
         r"|\[?\d{4}-\d\d-\d\d[ T][\d:,.]{8,15}\]? ?(?:-|\|)? ?\[?(?:ERROR|CRITICAL|FATAL)\b"
         r"|[^|]{0,120}\|\s{0,4}ERROR\s{0,8}\|\s{0,4}\S"
         r"|.{0,120}? - ERROR - \S"
+        # a logger's name before its level, its time stamp already read ("2020-07-17 08:45:46,383
+        # sagemaker-training-toolkit ERROR    ExecuteUserScriptError:")
+        r"|[A-Za-z_]\w{0,40}(?:[.-]\w{1,40}){1,8}\s{1,8}(?:ERROR|CRITICAL|FATAL)\s{1,8}\S"
         # behind a container's or a CI runner's RFC 3339 stamp ("[rl-swarm] 2025-05-23T16:49:12.287821163Z ERROR:...")
         r"|.{0,60}?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z (?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$))"
     )),
@@ -245,12 +258,14 @@ TRIGGER = re.compile(
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
+    rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of"
     rb"|make: |make\[|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"
     rb"|train_loss|avr_loss=0\]|avr_loss=0\.0\]"
     rb"|" + "│ ".encode()  # a rich box's row: a frame naming its file, a wrapped path's tail
+    + "|核心已转储|段错误|已放弃|总线错误|非法指令|浮点数例外|已终止|已杀死".encode()  # signal notices in a zh_CN locale
 )
 
 

@@ -118,6 +118,15 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "It seems that frozen modules are being used, which may",
     # nanoGPT's print of a nan loss (karpathy/nanoGPT#215, a Markdown quote of the paste)
     "> 2023-03-22 09:32:52 iter 3010: loss nan, time 1019.95ms, mfu 14.12%",
+    # cloud consoles: SageMaker's training toolkit and job status (aws/sagemaker-python-sdk#1722),
+    # AI Platform's replica notice (tensorflow/models#6912)
+    "> 2020-07-17 08:45:46,383 sagemaker-training-toolkit ERROR    ExecuteUserScriptError:",
+    "> 2020-07-17 08:45:54 Failed - Training job failed",
+    "The replica worker 0 exited with a non-zero status of 1. Termination reason: Error.",
+    # zh_CN shells and glibc (Jittor/jittor#444); RLlib when a rollout worker died (ray-project/ray#24955)
+    "已放弃 (核心已转储)",
+    "`(DQNTrainer pid=12200) 2022-06-10 14:14:38,704  WARNING trainer.py:546 -- Worker crashed during call to "
+    "`step_attempt()`. To try to continue training without failed worker(s), set `ignore_worker_fa",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
