@@ -32,9 +32,14 @@ PYTEST_FRAME = re.compile(r"^(?P<file>[^\s:\"]{1,400}\.pyx?):(?P<line>\d{1,7}): 
 PYTEST_EXC = re.compile(r"^E {3,}(?=\S)")
 
 
+# IPython before 8 names a frame without its line, which the "-->" arrow below it carries:
+# "~/anaconda3/envs/tf/lib/python3.6/site-packages/sagemaker/estimator.py in fit(self, inputs, wait)"
+IPYTHON7_FRAME = re.compile(r"^(?P<file>(?:~|/|[A-Za-z]:\\)[^\s]{0,400}\.py) in (?P<func>[\w<>.]{1,200})\(.{0,2000}\)\s*$(?P<line>)")
+
+
 def frame_match(text: str) -> re.Match | None:
     """A frame line as Python, IPython or pytest prints it, with the groups file, line and func."""
-    return FRAME.match(text) or IPYTHON_FRAME.match(text) or PYTEST_FRAME.match(text)
+    return FRAME.match(text) or IPYTHON_FRAME.match(text) or PYTEST_FRAME.match(text) or IPYTHON7_FRAME.match(text)
 
 
 # rich's traceback handler (ColossalAI, accelerate): "│ /path/x.py:251 in set_l2_norm   │"
@@ -258,7 +263,7 @@ TRIGGER = re.compile(
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
-    rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of"
+    rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of|\.py in "
     rb"|make: |make\[|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)

@@ -360,7 +360,7 @@ def _pytest_exception(text: str) -> tuple[str, str] | None:
 
 def _frame(m: re.Match) -> Frame:
     """A frame from any of the frame patterns (groups file, line and func)."""
-    return Frame(m.group("file"), int(m.group("line")), (m.group("func") or "").strip())
+    return Frame(m.group("file"), int(m.group("line") or 0), (m.group("func") or "").strip())
 
 
 _DIGITS = re.compile(r"\d")

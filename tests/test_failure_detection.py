@@ -161,6 +161,26 @@ def test_kaggles_log_export_prefix_is_read_through(engine, tmp_path):
     assert [f.func for f in d.root.frames] == ["_async_poll_for_reply", "ensure_async", "get_msg"]
 
 
+def test_ipython7_frames_cut_before_their_exception_are_a_failure(engine, tmp_path):
+    """IPython before 8 names a frame as "path.py in func(args)" with the line on a "-->" arrow below
+    (aws/sagemaker-python-sdk#1442, pasted without its banner or exception): the frames are read."""
+    lines = ["~/anaconda3/envs/tensorflow_p36/lib/python3.6/site-packages/sagemaker/tensorflow/estimator.py in fit_super()",
+             "    456 ",
+             "    457         def fit_super():",
+             "--> 458             super(TensorFlow, self).fit(inputs, wait, logs, job_name, experiment_config)",
+             "    459 ",
+             "    460         if run_tensorboard_locally and wait is False:",
+             "",
+             "~/anaconda3/envs/tensorflow_p36/lib/python3.6/site-packages/sagemaker/estimator.py in fit(self, inputs, "
+             "wait, logs, job_name, experiment_config)",
+             "    475         self.jobs.append(self.latest_training_job)",
+             "    476         if wait:",
+             "--> 477             self.latest_training_job.wait(logs=logs)"]
+    d = engine.diagnose([str(_write(tmp_path, "ipython7.log", "\n".join(lines) + "\n"))])
+    assert d.verdict == "unknown" and d.root.truncated
+    assert [f.func for f in d.root.frames] == ["fit_super", "fit"]
+
+
 # Excerpts cut before their exception: (dev-split field case, its first line to take, lines taken)
 CUT_SHAPES = {
     "thread": ("openclip-40.log", "Exception in thread Thread-5:", 2),
