@@ -103,6 +103,12 @@ class Collector:
         return key
 
 
+def _detail_follows(text: str) -> bool:
+    """A failure that says where or that, not what: a C++ backtrace cut before its message, a compiler's
+    error, Hydra's notice. A signal, a metric or the exception after it, if the log has one, says more."""
+    return bool(CPP_FRAME.match(text) or BUILD_ERROR.search(text) or HYDRA_JOB.match(text))
+
+
 def _sampled(inc: Incident) -> bool:
     """Whether the next occurrence of `inc` is kept as a sample line."""
     return len(inc.lines) < MAX_FOLDED_LINES and inc.kind in ("metric", "warning", "nccl", "signal", "logged")
@@ -149,10 +155,8 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 1
         elif klass == 0 and inc.truncated:
             klass = 1
-        elif klass == 0 and inc.exception is None and CPP_FRAME.match(inc.first.text):
-            klass = 3  # a C++ backtrace cut before its message says where, not what: a signal or a metric says more
-        elif klass == 0 and inc.exception is None and (BUILD_ERROR.search(inc.first.text) or HYDRA_JOB.match(inc.first.text)):
-            klass = 3  # a compiler's error or Hydra's notice: the exception that follows, if the log has it, says more
+        elif klass == 0 and inc.exception is None and _detail_follows(inc.first.text):
+            klass = 3
         named = 0 if root_rank is not None and _has_rank(inc, root_rank) else 1
         return (klass, named, index)
 

@@ -21,30 +21,29 @@ from .model import Incident, Line
 @dataclass(frozen=True)
 class Framework:
     id: str  # the run fact's value
-    name: str  # as a user writes it
     frame: re.Pattern  # a frame file of its own code
     label: re.Pattern  # a fix bullet's label naming it
 
 
-def _fw(id_: str, name: str, frame: str, label: str) -> Framework:
-    return Framework(id_, name, re.compile(frame), re.compile(label, re.I))
+def _fw(id_: str, frame: str, label: str) -> Framework:
+    return Framework(id_, re.compile(frame), re.compile(label, re.I))
 
 
 # the most specific first: a framework higher in the list runs the ones below it
 FRAMEWORKS = [
-    _fw("llamafactory", "LLaMA-Factory", r"[/\\](?:llamafactory|llmtuner)[/\\]", r"llama-?factory|llmtuner"),
-    _fw("ms-swift", "ms-swift", r"[/\\]swift[/\\](?:llm|trainers|megatron|cli|plugin|tuners)[/\\]", r"\bms-swift\b|\bswift\b"),
-    _fw("axolotl", "axolotl", r"[/\\]axolotl[/\\]", r"\baxolotl\b"),
-    _fw("unsloth", "unsloth", r"[/\\]unsloth(?:_zoo|_compiled_cache)?[/\\]", r"\bunsloth\b"),
-    _fw("verl", "verl", r"[/\\]verl[/\\]", r"\bverl\b"),
-    _fw("openrlhf", "OpenRLHF", r"[/\\]openrlhf[/\\]", r"\bOpenRLHF\b"),
-    _fw("llava", "LLaVA", r"[/\\]llava[/\\]", r"\bLLaVA\b"),
-    _fw("colossalai", "ColossalAI", r"[/\\]colossalai[/\\]", r"\bColossal-?AI\b"),
-    _fw("lightning", "Lightning", r"[/\\](?:pytorch_)?lightning[/\\]", r"\bLightning\b"),
-    _fw("trl", "TRL", r"[/\\]trl[/\\]", r"\bTRL\b"),
-    _fw("hf-trainer", "HF Trainer", r"[/\\]transformers[/\\]trainer(?:_\w+)?\.py$", r"\bHF Trainer\b|\bTrainingArguments\b|\btransformers Trainer\b"),
-    _fw("accelerate", "accelerate", r"[/\\]accelerate[/\\]", r"\baccelerate\b"),
-    _fw("deepspeed", "DeepSpeed", r"[/\\]deepspeed[/\\]", r"\bDeepSpeed\b"),
+    _fw("llamafactory", r"[/\\](?:llamafactory|llmtuner)[/\\]", r"llama-?factory|llmtuner"),
+    _fw("ms-swift", r"[/\\]swift[/\\](?:llm|trainers|megatron|cli|plugin|tuners)[/\\]", r"\bms-swift\b|\bswift\b"),
+    _fw("axolotl", r"[/\\]axolotl[/\\]", r"\baxolotl\b"),
+    _fw("unsloth", r"[/\\]unsloth(?:_zoo|_compiled_cache)?[/\\]", r"\bunsloth\b"),
+    _fw("verl", r"[/\\]verl[/\\]", r"\bverl\b"),
+    _fw("openrlhf", r"[/\\]openrlhf[/\\]", r"\bOpenRLHF\b"),
+    _fw("llava", r"[/\\]llava[/\\]", r"\bLLaVA\b"),
+    _fw("colossalai", r"[/\\]colossalai[/\\]", r"\bColossal-?AI\b"),
+    _fw("lightning", r"[/\\](?:pytorch_)?lightning[/\\]", r"\bLightning\b"),
+    _fw("trl", r"[/\\]trl[/\\]", r"\bTRL\b"),
+    _fw("hf-trainer", r"[/\\]transformers[/\\]trainer(?:_\w+)?\.py$", r"\bHF Trainer\b|\bTrainingArguments\b|\btransformers Trainer\b"),
+    _fw("accelerate", r"[/\\]accelerate[/\\]", r"\baccelerate\b"),
+    _fw("deepspeed", r"[/\\]deepspeed[/\\]", r"\bDeepSpeed\b"),
 ]
 BY_ID = {f.id: f for f in FRAMEWORKS}
 # a framework's own version line names it when no frame does ("- LLaMA-Factory version: 0.9.1")
@@ -83,10 +82,11 @@ class SplitFix:
 def split_fix(fix: str, frameworks: list[str]) -> SplitFix:
     """Reorder each bullet list of `fix` for the first of `frameworks` (most specific first) that a bullet
     names. Unchanged when none does: a fix never loses the line for the user's framework."""
-    fw = next((BY_ID[f] for f in frameworks if f in BY_ID and _named(fix, BY_ID[f])), None)
+    blocks = _blocks(fix)
+    fw = next((BY_ID[f] for f in frameworks if f in BY_ID
+               and any(kind == "bullet" and _names(text, BY_ID[f]) for kind, text in blocks)), None)
     if fw is None:
         return SplitFix(fix, [], [])
-    blocks = _blocks(fix)
     out: list[str] = []
     others: list[str] = []
     names: list[str] = []
@@ -120,10 +120,6 @@ def split_fix(fix: str, frameworks: list[str]) -> SplitFix:
             generic.append(text)
     flush()
     return SplitFix("".join(out), others, names)
-
-
-def _named(fix: str, fw: Framework) -> bool:
-    return any(kind == "bullet" and _names(text, fw) for kind, text in _blocks(fix))
 
 
 def _subjects(label: str) -> list[str]:

@@ -21,6 +21,7 @@ from rapidfuzz import fuzz
 
 from . import defining, tfidf
 from .conditions import verdicts
+from .lead import library_of
 from .model import Incident, Line
 from .patterns import frame_match, required_literals
 from .textnorm import canon
@@ -294,16 +295,16 @@ class Matcher:
 _PLAIN = re.compile(r"[\w.+\-/:@=]{1,80}")
 
 
-# installed library code: a package under site-packages/dist-packages, or a training framework's own
-# package run from its checkout (src/llamafactory/..., verl/trainer/...)
-_LIBRARY_FILE = re.compile(r"[\\/](?:site|dist)-packages[\\/]|[\\/](?:llamafactory|llmtuner|swift|axolotl|verl|openrlhf|trl"
-                           r"|transformers|peft|accelerate|deepspeed|colossalai|unsloth|unsloth_zoo)[\\/]")
+# a training framework's own package run from its checkout (src/llamafactory/..., verl/trainer/...)
+_CHECKOUT = re.compile(r"[\\/](?:llamafactory|llmtuner|swift|axolotl|verl|openrlhf|trl|transformers|peft|accelerate"
+                       r"|deepspeed|colossalai|unsloth|unsloth_zoo)[\\/]")
 
 
 def raised_in_library(inc: Incident | None) -> bool:
     """Whether the exception was raised in library code: the traceback's last frame, where Python
-    reports a call with the wrong arguments, is not the user's own script."""
-    return bool(inc and inc.frames and _LIBRARY_FILE.search(inc.frames[-1].file))
+    reports a call with the wrong arguments, is installed (lead.library_of) or a framework's checkout,
+    not the user's own script."""
+    return bool(inc and inc.frames and (library_of(inc.frames[-1:]) or _CHECKOUT.search(inc.frames[-1].file)))
 
 
 def _captures(m: re.Match) -> dict[str, str]:

@@ -33,9 +33,9 @@ def incident_dict(inc: Incident) -> dict:
     }
 
 
-def match_dict(s: Scored, d: Diagnosis | None = None) -> dict:
+def match_dict(s: Scored, d: Diagnosis) -> dict:
     e = s.entry
-    fix = d.fix(e) if d is not None else None
+    fix = d.fix(e)
     return {
         "entry": e.id,
         "family": e.family,
@@ -46,8 +46,8 @@ def match_dict(s: Scored, d: Diagnosis | None = None) -> dict:
         "root_cause": e.root_cause,
         "fix": e.fix,
         # the fix told for the run's framework (run fact "framework"): its bullets first, the others apart
-        "fix_for_run": fix.text if fix is not None else e.fix,
-        "fix_other_frameworks": fix.others if fix is not None else [],
+        "fix_for_run": fix.text,
+        "fix_other_frameworks": fix.others,
         "advice": s.advice,
         "explained": s.explained or None,
         "sources": [src["url"] for src in e.sources],
