@@ -172,8 +172,14 @@ class Matcher:
         """Entries worth scoring: the best by TF-IDF through the inverted index, every entry whose
         trigger phrase appears in the incident, and every entry one of whose patterns could match
         `cands` (its required literal is there). With a KB smaller than SHORTLIST, all of them."""
+        return [self.entries[i] for i in sorted(set().union(*self._admitted(inc, doc_vec, cands)))]
+
+    def _admitted(self, inc: Incident, doc_vec: tfidf.Vector, cands: list[tuple[str, Line]]) -> tuple[set, set]:
+        """The shortlist as two sets of entry indexes: those admitted by resemblance (TF-IDF, a
+        trigger phrase) and those admitted only because one of their patterns could match. The
+        second kind is there for its regex alone: scored in full only when that regex does match."""
         if len(self.entries) <= SHORTLIST:
-            return self.entries
+            return set(range(len(self.entries))), set()
         acc: dict[int, float] = {}
         for term, w in doc_vec.items():
             for i, ew in self._postings.get(term, ()):
@@ -186,14 +192,15 @@ class Matcher:
         rank = lambda i: acc.get(i, 0.0)  # noqa: E731
         chosen = heapq.nlargest(SHORTLIST, hits, key=rank)  # trigger hits first, best first
         chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
-        chosen += self._always
+        by_regex = set(self._always)
         seen = "\n".join(text for text, _ in cands)
         if self._literals is not None:
             for s, e in {(s, e) for _, s, e in self._literals.find_matches_as_indexes(seen, overlapping=True)}:
-                chosen += self._literal_entries.get(seen[s:e], ())
+                by_regex.update(self._literal_entries.get(seen[s:e], ()))
         else:  # without the automaton wheel: test the literals directly
-            chosen += [i for lit, ids in self._literal_entries.items() if lit in seen for i in ids]
-        return [self.entries[i] for i in sorted(set(chosen))]
+            by_regex.update(i for lit, ids in self._literal_entries.items() if lit in seen for i in ids)
+        resembling = set(chosen)
+        return resembling, by_regex - resembling
 
     def score(self, inc: Incident, context_lines: list[Line], facts: dict | None = None) -> list[Scored]:
         """`facts`: key -> Fact read from the log (analyzer/facts.py), for the entries' conditions."""
@@ -205,8 +212,12 @@ class Matcher:
                  {f"{f.basename}:{f.func}" for f in inc.frames}
         mine = incident_tokens(inc)
         out = []
-        for entry in self.shortlist(inc, doc_vec, cands):
+        resembling, by_regex = self._admitted(inc, doc_vec, cands)
+        for i in sorted(resembling | by_regex):
+            entry = self.entries[i]
             regex = self._regex(entry, cands, inc)
+            if i in by_regex and regex.score == 0:
+                continue  # admitted for a pattern whose literal is there, and the pattern failed
             if regex.score == 0 and defining.conflict(mine, self._defining[entry.id]):
                 # the token that decides differs (exit -8 vs -9, an empty shape vs a sized one):
                 # resemblance must not name this entry, only its own regex could

@@ -287,7 +287,8 @@ MIN_LITERAL = 4
 
 def required_literals(regex: re.Pattern) -> frozenset[str] | None:
     """Strings of which every match of `regex` contains at least one (the longest such choice), or
-    None when there is no useful one (shorter than MIN_LITERAL, or a case-insensitive pattern).
+    None when there is no useful one (shorter than MIN_LITERAL bytes of UTF-8, so that a zh_CN
+    notice's three characters count as the nine bytes they are; or a case-insensitive pattern).
     The matcher scores an entry whenever one of them is in the incident, so a pattern that matches
     is never left out of the shortlist."""
     if regex.flags & re.IGNORECASE:
@@ -296,13 +297,13 @@ def required_literals(regex: re.Pattern) -> frozenset[str] | None:
         best = _necessary(_sre_p.parse(regex.pattern, regex.flags & ~re.UNICODE))
     except Exception:  # an internal parser shape this walker does not know: score the entry always
         return None
-    return best if best and min(map(len, best)) >= MIN_LITERAL else None
+    return best if best and min(len(s.encode()) for s in best) >= MIN_LITERAL else None
 
 
 def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
     if not a or not b:
         return a or b
-    return a if min(map(len, a)) >= min(map(len, b)) else b
+    return a if min(len(s.encode()) for s in a) >= min(len(s.encode()) for s in b) else b
 
 
 def _necessary(seq) -> frozenset[str] | None:

@@ -24,6 +24,8 @@ POSITIVES = [f for f in fx.discover(load()) if f.kind == "pos"]
     (r"(?i)out of memory", None),  # the automaton is case-sensitive
     (r"^x(?i:Killed by signal)", None),
     (r"^(?:a|bcdefg)+ exitcode", {" exitcode"}),
+    # length is counted in UTF-8 bytes: a zh_CN notice's three characters are nine distinctive bytes
+    (r"^(?:\*\*)?(?:Killed|已杀死)(?:\*\*)?\s*$", {"Killed", "已杀死"}),
 ])
 def test_required_literals(pattern, expected):
     got = required_literals(re.compile(pattern))
@@ -82,6 +84,36 @@ def test_a_matching_entry_is_scored_without_any_tfidf_or_trigger_help(engine, tm
     scored = bare.score(root, [])
     assert scored[0].entry.id == "module-not-found"
     assert scored[0].confidence >= engine.calibration.threshold
+
+
+def test_an_entry_admitted_only_for_its_regex_is_dropped_when_the_regex_fails(engine, tmp_path):
+    """A required literal in the incident admits its entry so that the regex can run; where the regex
+    then fails, the entry has nothing to be scored for and is not (a large KB whose literals are
+    common would otherwise score hundreds of entries in full). Where it matches, it is scored."""
+    from vlkb.analyzer.match import Matcher
+
+    m = engine.matcher
+    oom = next(e for e in engine.entries if e.id == "host-oom-sigkill")
+    # without its TF-IDF vector or triggers only its literals can admit host-oom-sigkill
+    bare = Matcher(engine.entries, m.idf, {k: v for k, v in m.vectors.items() if k != oom.id}, engine.calibration)
+    bare._phrase_entries = {p: [i for i in ids if engine.entries[i] is not oom] for p, ids in bare._phrase_entries.items()}
+    killed = tmp_path / "killed.log"
+    killed.write_text("step 10/100 loss 1.2\n已杀死\n", encoding="utf-8")
+    root = engine.diagnose([str(killed)]).root
+    doc = tfidf.transform(incident_document(root), m.idf)
+    cands = candidates(root)
+    assert oom.id in {e.id for e in bare.shortlist(root, doc, cands)}
+    assert oom.id in {s.entry.id for s in bare.score(root, [])}
+    # "Killed" inside a longer line: the literal admits the entry, its anchored regex fails
+    other = tmp_path / "other.log"
+    other.write_text("Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
+                     "RuntimeError: Killed worker pool\n", encoding="utf-8")
+    root = engine.diagnose([str(other)]).root
+    doc = tfidf.transform(incident_document(root), m.idf)
+    cands = candidates(root)
+    assert any("Killed" in text for text, _ in cands)
+    assert oom.id in {e.id for e in bare.shortlist(root, doc, cands)}
+    assert oom.id not in {s.entry.id for s in bare.score(root, [])}
 
 
 def test_the_fitted_index_holds_each_patterns_literals(engine):
