@@ -85,8 +85,8 @@ class Engine:
         # a silent entry's phrases find its warnings among incidents; they never make a failure
         phrases = sorted({t for e in entries if not e.silent for t in e.triggers})
         self.signature = Phrases(phrases) if phrases else None
-        self.trigger = Trigger(re.compile(b"|".join(
-            [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)])))
+        self.trigger = Trigger(b"|".join(
+            [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)]))
 
     @classmethod
     def load(cls, extra_kb: list[str] = ()) -> "Engine":

@@ -60,22 +60,30 @@ def _line_bound(alternative: bytes) -> bool:
 
 
 class Trigger:
-    def __init__(self, regex: re.Pattern, engine: str | None = None):
-        """`engine`: "hyperscan", "aho-corasick" or "re"; by default the fastest installed one that
-        can serve `regex` (the literal engines need a literal core in every alternative)."""
-        self.regex = regex
+    def __init__(self, regex: re.Pattern | bytes, engine: str | None = None):
+        """`regex`: the alternation, compiled or as its bytes (then compiled by `re` only when an
+        engine needs it: about 19 ms of start-up that exact hyperscan never uses). `engine`:
+        "hyperscan", "aho-corasick" or "re"; by default the fastest installed one that can serve
+        `regex` (the literal engines need a literal core in every alternative)."""
+        if isinstance(regex, re.Pattern):
+            self.__dict__["regex"] = regex  # the cached_property's slot
+        self.pattern = regex.pattern if isinstance(regex, re.Pattern) else regex
         self._confirmed = Memo()  # repeated lines (warnings on every rank) are confirmed once
-        cores = [literal_core(a) for a in regex.pattern.split(b"|")]
+        alternatives = self.pattern.split(b"|")
+        cores = [literal_core(a) for a in alternatives]
         if not all(cores):
             engine = "re"
         self.engine = engine or available_engines()[0]
         # hyperscan runs the alternatives themselves, not their literal cores, when none can match
         # across a newline: its hits are then the regex's own and no line needs confirming
-        alternatives = regex.pattern.split(b"|")
         self.exact = self.engine == "re" or (self.engine == "hyperscan" and all(map(_line_bound, alternatives)))
         arg = alternatives if self.exact else (sorted(set(cores)) if all(cores) else [])
         self._hits = {"hyperscan": self._hyperscan, "aho-corasick": self._aho_corasick,
                       "re": self._regex}[self.engine](arg)
+
+    @cached_property
+    def regex(self) -> re.Pattern:
+        return re.compile(self.pattern)
 
     # ---- engines: each returns chunk -> ascending offsets that lie inside a match ------------------
     def _hyperscan(self, pieces: list[bytes]):
@@ -105,8 +113,9 @@ class Trigger:
         """Sorted offsets of the lines of `chunk` that the trigger regex matches."""
         out: list[int] = []
         line_end, n = -1, len(chunk)
-        rfind, find, confirm, memo = chunk.rfind, chunk.find, self.regex.search, self._confirmed
+        rfind, find, memo = chunk.rfind, chunk.find, self._confirmed
         exact = self.exact
+        confirm = None if exact else self.regex.search
         for hit in self._hits(chunk):
             if hit <= line_end:
                 continue  # another hit on a line already taken or refused

@@ -5,14 +5,14 @@ import hashlib
 import os
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
 from vlkb.analyzer.conditions import Advice, Condition
 
-from .schema import EntryError, validate
+from .schema import EntryError, schema_hash, validate
 
 def parse_yaml(text: str):
     """PyYAML, imported here: `vlkb diagnose` reads the shipped entries from the fitted index and
@@ -67,8 +67,13 @@ class Entry:
     sources: list[dict]
     verify: dict
     path: Path
-    fixtures: list[Path] = field(default_factory=list)
     silent: bool = False  # the run does not stop: matched on warnings, only when nothing failed
+
+    @cached_property
+    def fixtures(self) -> list[Path]:
+        """The entry's fixture logs beside its YAML: listed when asked (kb tools, TUI, verify), not at
+        every start-up."""
+        return sorted(self.path.parent.glob(f"{self.path.stem}.*.log"))
 
     def document(self) -> str:
         """The text TF-IDF indexes for this entry."""
@@ -87,13 +92,15 @@ def _conditions(items: list[dict]) -> list[Condition]:
 
 
 def parsed_docs(directory: Path) -> dict[str, dict]:
-    """Each entry file of `directory` (path relative to it) -> its sha256 and parsed YAML, for `kb fit`
-    to store: start-up then reads unchanged entries from the index instead of parsing YAML."""
+    """Each entry file of `directory` (path relative to it) -> its sha256 and parsed YAML, validated
+    whole (regexes compiled) under the schema whose hash it records, for `kb fit` to store: start-up
+    then reads unchanged entries from the index instead of parsing and validating YAML again."""
     out = {}
     for p in sorted(directory.rglob("*.yaml")):
         raw = p.read_bytes()  # hashed and parsed from the same read
-        out[str(p.relative_to(directory))] = {"sha256": hashlib.sha256(raw).hexdigest(),
-                                              "doc": parse_yaml(raw.decode("utf-8"))}
+        doc = validate(parse_yaml(raw.decode("utf-8")), str(p))
+        out[str(p.relative_to(directory))] = {"sha256": hashlib.sha256(raw).hexdigest(), "doc": doc,
+                                              "schema": schema_hash()}
     return out
 
 
@@ -104,14 +111,14 @@ def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = Non
     raw = path.read_bytes()
     if parsed is not None and parsed.get("sha256") == hashlib.sha256(raw).hexdigest():
         doc = parsed["doc"]
+        if parsed.get("schema") != schema_hash():  # stored before the schema changed: check it again
+            doc = validate(doc, str(path), compile_check)
     else:
         try:
             doc = parse_yaml(raw.decode("utf-8"))
         except (EntryError, UnicodeDecodeError) as err:
             raise EntryError(f"{path}: {err}") from None
-    doc = validate(doc, str(path), compile_check)
-    stem = path.stem
-    fixtures = sorted(p for p in path.parent.glob(f"{stem}.*.log"))
+        doc = validate(doc, str(path), compile_check)
     return Entry(
         id=doc["id"], family=doc.get("family", doc["id"]), title=doc["title"].strip(),
         symptom=doc["symptom"].strip(), root_cause=doc["root_cause"].strip(), fix=doc["fix"].strip(),
@@ -120,7 +127,7 @@ def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = Non
         conditions=_conditions(doc.get("conditions", [])), unless=_conditions(doc.get("unless", [])),
         advice=[Advice(_conditions(a.get("when", [])), a["text"]) for a in doc.get("advice", [])],
         frameworks=doc["frameworks"], tags=doc.get("tags", []), sources=doc["sources"], verify=doc["verify"],
-        path=path, fixtures=fixtures, silent=bool(doc.get("silent", False)),
+        path=path, silent=bool(doc.get("silent", False)),
     )
 
 

@@ -8,10 +8,12 @@ be anchored; `todos` lists the TODO markers a scaffold still holds.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 _TYPES = {"object": dict, "array": list, "string": str, "number": (int, float), "boolean": bool}
@@ -23,8 +25,22 @@ class EntryError(ValueError):
 
 
 @lru_cache(maxsize=1)
+def _schema_text() -> str:
+    return (resources.files("vlkb.kb") / "schema.json").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
 def schema() -> dict:
-    return json.loads((resources.files("vlkb.kb") / "schema.json").read_text(encoding="utf-8"))
+    return json.loads(_schema_text())
+
+
+@lru_cache(maxsize=1)
+def schema_hash() -> str:
+    """What a stored, validated entry was validated under: the schema file and this validator's code.
+    An entry `kb fit` validated under another is validated again when loaded."""
+    h = hashlib.sha256(_schema_text().encode())
+    h.update(Path(__file__).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def problems(doc: Any, compile_check: bool = True) -> list[tuple[str, str, str]]:

@@ -78,3 +78,24 @@ def test_shipped_index_is_fresh():
 
     index = json.loads(index_path().read_text())
     assert index["fingerprint"] == fingerprint(load()), "KB changed since the index was built: run `vlkb kb fit`"
+
+
+def test_stored_entries_were_validated_under_todays_schema():
+    """Start-up skips validating a shipped entry that `kb fit` stored validated under the same schema
+    and validator; after either changes, every entry is validated again at each start-up (slower, still
+    right) until `kb fit` runs. An entry the schema now refuses is refused at load, stored or not."""
+    import pytest
+
+    from vlkb.kb.loader import index_path, load
+    from vlkb.kb.schema import EntryError, schema_hash
+
+    docs = json.loads(index_path().read_text())["docs"]
+    stale = [name for name, d in docs.items() if d.get("schema") != schema_hash()]
+    assert not stale, f"{len(stale)} entries stored under another schema: run `vlkb kb fit`"
+
+    name = next(iter(sorted(docs)))
+    broken = json.loads(json.dumps(docs))
+    del broken[name]["doc"]["fix"]  # a stored doc that today's schema refuses
+    broken[name]["schema"] = "an-older-schema"
+    with pytest.raises(EntryError, match="'fix': missing"):
+        load([], broken)
