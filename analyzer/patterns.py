@@ -134,6 +134,11 @@ STANDALONE = [
         # macOS's "Killed: 9", SLURM killing a step over its memory limit ("slurmstepd: Job 1171978
         # exceeded memory limit (18202456 > 16384000), being killed")
         r"|^zsh: (?:killed|abort|segmentation fault|bus error|illegal hardware instruction|floating point exception) "
+        # zsh's job table after the job died ("[1]    21958 IOT instruction  python bundlesdf/run_nerf.py",
+        # IOT being SIGABRT's other name); TensorFlow's failure handler ("*** Received signal 11 ***")
+        r"|^\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8}(?:killed|abort|IOT instruction|segmentation fault|bus error"
+        r"|illegal hardware instruction|floating point exception)(?: \(core dumped\))? "
+        r"|^\*\*\* Received signal \d{1,2} \*\*\*"
         r"|^Killed: 9\s*$|^slurmstepd: (?:error: )?.{0,120}exceeded memory limit .{0,120}being killed"
         # the same notices in a zh_CN locale (glibc's and bash's translations: "已放弃 (核心已转储)" is
         # "Aborted (core dumped)"), and Windows' faulthandler header ("Windows fatal exception: access violation")
@@ -201,6 +206,17 @@ STANDALONE = [
         r"|^\S{1,100}\.pl: (?:\d{1,7} / \d{1,7} failed|job failed), log is in \S"
         r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
         r"|^error: 'mps\.\w{1,60}' op "
+        # glibc's heap checks before they abort the process: the report of glibc < 2.26 ("*** Error in
+        # `python': double free or corruption (fasttop): 0x00007f0018011960 ***") and its later bare
+        # messages as whole lines ("free(): invalid pointer"); glog's and absl's fatal check (an F-severity
+        # record, "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: ...", then its stack banner)
+        r"|^\*\*\* Error in `[^`]{1,300}': .{1,200}: 0x[0-9a-f]{4,16} \*\*\*"
+        r"|^(?:free\(\): (?:invalid (?:pointer|size|next size \((?:fast|normal)\))|double free detected in tcache 2)"
+        r"|double free or corruption \((?:top|out|!prev|fasttop)\)|munmap_chunk\(\): invalid pointer"
+        r"|realloc\(\): invalid (?:pointer|old size|next size)|malloc\(\): (?:memory corruption|corrupted top size"
+        r"|unaligned tcache chunk detected|unsorted double linked list corrupted)|corrupted size vs\. prev_size"
+        r"|corrupted double-linked list|malloc_consolidate\(\): invalid chunk size)\s*$"
+        r"|^F\d{4} \d\d:\d\d:\d\d\.\d{6} {1,8}\d{1,9} [\w./-]{1,200}:\d{1,7}\] \S|^\*\*\* Check failure stack trace: \*\*\*"
         # a notebook's kernel died under the run (Jupyter's "The kernel for x.ipynb appears to have died",
         # its restarter's "restarting kernel (1/5)", VS Code's "Disposing session as kernel process died")
         r"|appears to have died\. It will restart automatically|KernelRestarter: restarting kernel \(\d"
@@ -233,7 +249,10 @@ STANDALONE = [
         # sagemaker-training-toolkit ERROR    ExecuteUserScriptError:")
         r"|[A-Za-z_]\w{0,40}(?:[.-]\w{1,40}){1,8}\s{1,8}(?:ERROR|CRITICAL|FATAL)\s{1,8}\S"
         # behind a container's or a CI runner's RFC 3339 stamp ("[rl-swarm] 2025-05-23T16:49:12.287821163Z ERROR:...")
-        r"|.{0,60}?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z (?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$))"
+        r"|.{0,60}?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z (?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$)"
+        # a month-name date and pid:tid before the level (the AWS Neuron runtime: "2024-Jan-11 19:01:15.502435
+        # 18506:21252 ERROR   ENC:configure_net_connector ...")
+        r"|\d{4}-[A-Z][a-z]{2}-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? {1,8}(?:\d{1,9}(?::\d{1,9})? {1,8})?(?:ERROR|CRITICAL|FATAL) {1,8}\S)"
     )),
     # a training loss of exactly zero (HF Trainer/TRL/LLaMA-Factory/ms-swift dicts, the train-metrics
     # summary, kohya's postfix): not a failure, a sign the run learns nothing (silent entries decide)
@@ -259,7 +278,10 @@ TRIGGER = re.compile(
     rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
     rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
-    rb"|undefined symbol|Failed to import|Exit code: |The actor |File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
+    rb"|undefined symbol|Failed to import|Exit code: |The actor |Received signal |IOT instruction|Check failure stack"
+    rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
+    rb"|corrupted double-linked|malloc_consolidate\(\): |\] Check failed: "
+    rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "

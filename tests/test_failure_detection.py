@@ -127,6 +127,20 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "已放弃 (核心已转储)",
     "`(DQNTrainer pid=12200) 2022-06-10 14:14:38,704  WARNING trainer.py:546 -- Worker crashed during call to "
     "`step_attempt()`. To try to continue training without failed worker(s), set `ignore_worker_fa",
+    # glibc's heap checks: the old report (bindog/pytorch-model-parallel#1, facebookresearch/Detectron#380)
+    # and the bare message, then zsh's job table (NVlabs/FoundationPose#63)
+    "*** Error in `/opt/conda/bin/python': double free or corruption (fasttop): 0x00007f0018011960 ***",
+    "*** Error in `python2': munmap_chunk(): invalid pointer: 0x00007f97800e7d10 ***",
+    "free(): invalid pointer",
+    "[1]    21958 IOT instruction  python bundlesdf/run_nerf.py --ref_view_dir",
+    # glog's fatal check (PaddlePaddle/Paddle#10830, chuanqi305/MobileNet-SSD#180), absl's banner
+    # (pytorch/xla#7138), TensorFlow's failure handler (DeepLabCut/DeepLabCut#1970)
+    "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: start + size <= static_cast<size_t>(getSize()) (482 vs. 474) ",
+    "*** Check failure stack trace: ***",
+    "*** Received signal 11 ***",
+    # the AWS Neuron runtime's error record (aws-neuron/aws-neuron-parallelcluster-samples#25)
+    "2024-Jan-11 19:01:15.502435 18506:21252 ERROR   ENC:configure_net_connector                 [rank 0, channel 0] "
+    "failed to register channel buffer, addr: 0x0x7fd881000000, len: 50331648",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
@@ -139,6 +153,9 @@ def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     "This behaviour is the source of the following dependency conflicts.",
     # a trainer that logs its set-up at CRITICAL level (field case cosmos-163, a run that did not fail)
     "[04-07 03:28:04|CRITICAL|cosmos_predict1/utils/trainer.py:136:train] Distributed parallelism mode: fsdp",
+    # glog's info record has the fatal check's shape but an I (a healthy run's, field case nanotron-166)
+    "I0425 17:05:53.758841  4566 ProcessGroupNCCL.cpp:686] [Rank 0] ProcessGroupNCCL initialization options:"
+    "NCCL_ASYNC_ERROR_HANDLING: 1, NCCL_DESYNC_DEBUG: 0",
 ])
 def test_error_level_lines_of_healthy_runs_stay_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "ok.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
