@@ -210,6 +210,8 @@ CUT_SHAPES = {
     "console table": ("deepseekv2-40.log", "  |   | 2024-07-26 16:07:35.024 | Traceback (most recent call last):", 3),
     # a logger's prefix that is longer on the header line than on the frames (the server's own stamp)
     "longer prefix on the header": ("sglang-2037.log", "2024-11-14T22:16:37.097121828Z 2024-11-14 22:16:37,096 - sglang - INFO - [", 2),
+    # an editor's line numbers before every line, the header glued to a tqdm bar
+    "editor gutter": ("axolotl-1597.log", " 2   0%|", 3),
 }
 
 
