@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from . import defining
-from .patterns import BUILD_ERROR, CPP_FRAME, HYDRA_JOB
+from .patterns import BUILD_ERROR, CPP_FRAME, GLIBC_HEAP, HYDRA_JOB
 from .memo import Memo
 from .model import Incident, Line
 from .textnorm import canon, template
@@ -105,8 +105,9 @@ class Collector:
 
 def _detail_follows(text: str) -> bool:
     """A failure that says where or that, not what: a C++ backtrace cut before its message, a compiler's
-    error, Hydra's notice. A signal, a metric or the exception after it, if the log has one, says more."""
-    return bool(CPP_FRAME.match(text) or BUILD_ERROR.search(text) or HYDRA_JOB.match(text))
+    error, Hydra's notice, glibc's heap check. A signal, a metric or the exception after it, if the log
+    has one, says more."""
+    return bool(CPP_FRAME.match(text) or BUILD_ERROR.search(text) or HYDRA_JOB.match(text) or GLIBC_HEAP.match(text))
 
 
 def _sampled(inc: Incident) -> bool:

@@ -112,6 +112,18 @@ BUILD_ERROR = re.compile(
     r"|^[^\s:()]{1,300}\.(?:cu|cuh|c|cc|cpp|h|hpp)\(\d{1,7}\): error: |^collect2: error: ld returned [1-9]"
     r"|^make(?:\[\d{1,3}\])?: \*\*\* \[[^\]]{1,300}\] Error [1-9]\d{0,2}\s*$"
 )
+# glibc's heap checks before they abort the process: the report of glibc < 2.26 ("*** Error in
+# `python': double free or corruption (fasttop): 0x00007f0018011960 ***") and its later bare messages
+# as whole lines ("free(): invalid pointer"). They say that the heap broke; the abort notice after
+# them, when the paste has it, says how the process ended.
+GLIBC_HEAP = re.compile(
+    r"^\*\*\* Error in `[^`]{1,300}': .{1,200}: 0x[0-9a-f]{4,16} \*\*\*"
+    r"|^(?:free\(\): (?:invalid (?:pointer|size|next size \((?:fast|normal)\))|double free detected in tcache 2)"
+    r"|double free or corruption \((?:top|out|!prev|fasttop)\)|munmap_chunk\(\): invalid pointer"
+    r"|realloc\(\): invalid (?:pointer|old size|next size)|malloc\(\): (?:memory corruption|corrupted top size"
+    r"|unaligned tcache chunk detected|unsorted double linked list corrupted)|corrupted size vs\. prev_size"
+    r"|corrupted double-linked list|malloc_consolidate\(\): invalid chunk size)\s*$"
+)
 # kind -> pattern searched in the cleaned line
 STANDALONE = [
     # torch.distributed ProcessGroupNCCL watchdog and friends
@@ -206,17 +218,9 @@ STANDALONE = [
         r"|^\S{1,100}\.pl: (?:\d{1,7} / \d{1,7} failed|job failed), log is in \S"
         r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
         r"|^error: 'mps\.\w{1,60}' op "
-        # glibc's heap checks before they abort the process: the report of glibc < 2.26 ("*** Error in
-        # `python': double free or corruption (fasttop): 0x00007f0018011960 ***") and its later bare
-        # messages as whole lines ("free(): invalid pointer"); glog's and absl's fatal check (an F-severity
-        # record, "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: ...", then its stack banner)
-        r"|^\*\*\* Error in `[^`]{1,300}': .{1,200}: 0x[0-9a-f]{4,16} \*\*\*"
-        r"|^(?:free\(\): (?:invalid (?:pointer|size|next size \((?:fast|normal)\))|double free detected in tcache 2)"
-        r"|double free or corruption \((?:top|out|!prev|fasttop)\)|munmap_chunk\(\): invalid pointer"
-        r"|realloc\(\): invalid (?:pointer|old size|next size)|malloc\(\): (?:memory corruption|corrupted top size"
-        r"|unaligned tcache chunk detected|unsorted double linked list corrupted)|corrupted size vs\. prev_size"
-        r"|corrupted double-linked list|malloc_consolidate\(\): invalid chunk size)\s*$"
-        r"|^F\d{4} \d\d:\d\d:\d\d\.\d{6} {1,8}\d{1,9} [\w./-]{1,200}:\d{1,7}\] \S|^\*\*\* Check failure stack trace: \*\*\*"
+        # glibc's heap checks (GLIBC_HEAP); glog's and absl's fatal check (an F-severity record,
+        # "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: ...", then its stack banner)
+        r"|" + GLIBC_HEAP.pattern + r"|^F\d{4} \d\d:\d\d:\d\d\.\d{6} {1,8}\d{1,9} [\w./-]{1,200}:\d{1,7}\] \S|^\*\*\* Check failure stack trace: \*\*\*"
         # a notebook's kernel died under the run (Jupyter's "The kernel for x.ipynb appears to have died",
         # its restarter's "restarting kernel (1/5)", VS Code's "Disposing session as kernel process died")
         r"|appears to have died\. It will restart automatically|KernelRestarter: restarting kernel \(\d"
