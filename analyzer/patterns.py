@@ -210,7 +210,7 @@ STANDALONE = [
         # Ascend: torch_npu's NPU_CHECK_ERROR ("npuSynchronizeDevice:.../NPUStream.cpp:370 NPU error, error
         # code is 107020.") and, when its line is read, a CANN error report led by its code ("EZ9999:
         # Inner Error!", "EI0002: The wait execution of the Notify register times out.")
-        r"|\bNPU (?:function )?error\b.{0,200}?error code is \d|^E[A-Z0-9]\d{4}: \S"
+        r"|\bNPU (?:function )?error\b.{0,200}?error code is \d"
         # Kaldi/ESPnet's job runners ("run.pl: 32 / 32 failed, log is in exp/.../stats.*.log"); the CUDA/cuBLAS
         # check macro that llm.c and its forks print ("[CUDA ERROR] at file train_gpt2.cu:341:"); the BSD/macOS
         # assert ("Assertion failed: (input_size == 3), function f, file x.m, line 130."); an MPSGraph op
@@ -220,7 +220,7 @@ STANDALONE = [
         r"|^error: 'mps\.\w{1,60}' op "
         # glibc's heap checks (GLIBC_HEAP); glog's and absl's fatal check (an F-severity record,
         # "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: ...", then its stack banner)
-        r"|" + GLIBC_HEAP.pattern + r"|^F\d{4} \d\d:\d\d:\d\d\.\d{6} {1,8}\d{1,9} [\w./-]{1,200}:\d{1,7}\] \S|^\*\*\* Check failure stack trace: \*\*\*"
+        r"|" + GLIBC_HEAP.pattern + r"|^\*\*\* Check failure stack trace: \*\*\*"
         # a notebook's kernel died under the run (Jupyter's "The kernel for x.ipynb appears to have died",
         # its restarter's "restarting kernel (1/5)", VS Code's "Disposing session as kernel process died")
         r"|appears to have died\. It will restart automatically|KernelRestarter: restarting kernel \(\d"
@@ -237,6 +237,13 @@ STANDALONE = [
         r"|^[`*]{0,2}(?:[\w./-]{1,100}: )?error: (?:unrecognized arguments: |the following arguments are required: "
         r"|argument \S{1,100}: (?:invalid |expected ))"
         "|" + BUILD_ERROR.pattern + "|" + HYDRA_JOB.pattern
+    )),
+    # the same kind's shapes that hold no literal of MIN_LITERAL bytes, kept apart so the literal
+    # prefilter (records.StandaloneFilter) can skip the first part: a CANN error report led by its
+    # code ("EZ9999: Inner Error!"), glog's and absl's F-severity record ("F0522 14:58:03.803087 32152
+    # Vector.h:139] Check failed: ...")
+    ("error", re.compile(
+        r"^E[A-Z0-9]\d{4}: \S|^F\d{4} \d\d:\d\d:\d\d\.\d{6} {1,8}\d{1,9} [\w./-]{1,200}:\d{1,7}\] \S"
     )),
     # a logger's error-level record with no exception in it ("[ERROR:swift] There are errors in the
     # dataset", vLLM's "ERROR 09-20 19:54:33 [core.py:398] EngineCore encountered a fatal error.",
