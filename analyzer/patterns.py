@@ -151,6 +151,8 @@ STANDALONE = [
         r"|^\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8}(?:killed|abort|IOT instruction|segmentation fault|bus error"
         r"|illegal hardware instruction|floating point exception)(?: \(core dumped\))? "
         r"|^\*\*\* Received signal \d{1,2} \*\*\*"
+        # the fish shell's notice ("fish: 'python3 AirDoS.py' terminated by signal SIGABRT (Abort)")
+        r"|\bterminated by signal SIG[A-Z]{2,6}\b"
         r"|^Killed: 9\s*$|^slurmstepd: (?:error: )?.{0,120}exceeded memory limit .{0,120}being killed"
         # the same notices in a zh_CN locale (glibc's and bash's translations: "已放弃 (核心已转储)" is
         # "Aborted (core dumped)"), and Windows' faulthandler header ("Windows fatal exception: access violation")
@@ -187,6 +189,9 @@ STANDALONE = [
         r"|^(?:Failed|MaxRuntimeExceeded) - \S|^The replica \S{1,100}(?: \d{1,5})? exited with a non-zero status of [1-9]"
         # Paddle's launcher ("Container rank 0 status failed cmd ['/usr/bin/python3.8', '-u', 'train.py'] code -6 log ...")
         r"|^Container rank \d{1,6} status failed cmd \["
+        # an IDE's run console after the process ended with an error, in English and zh_CN ("Process
+        # finished with exit code -1073740791 (0xC0000409)", "进程已结束,退出代码-1073740940 (0xC0000374)")
+        r"|^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}-?[1-9]\d{0,10}\b"
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
@@ -195,6 +200,11 @@ STANDALONE = [
         r"""['"]?\b(?:\w*loss\w*|grad_norm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
         # nanoGPT's and llm.c's prints ("iter 3010: loss nan, time 1019.95ms", "train loss nan | norm nan")
         r"|\b(?:train |val |lm )?loss (?:nan|-?inf)\b"
+        # a named loss term before its value ("[loss KL: nan] [loss FA: nan]", HAST's trainer), DETR's and
+        # torchvision references' stop ("Loss is nan, stopping training"), YOLOv5's ("WARNING: non-finite
+        # loss, ending training"), ESPnet's trainer after every step of an epoch was skipped
+        r"|\b[Ll]oss [A-Za-z][\w./()-]{0,30}(?: [A-Za-z][\w./()-]{0,30}){0,2}\s{0,4}[:=：]\s{0,4}(?:nan|NaN|-?inf)\b"
+        r"|^Loss is (?:nan|-?inf)\b|non-finite loss, ending training|The gradients at all steps are invalid in this epoch"
         r"|(?:OVERFLOW!|[Oo]verflow).*reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
     )),
     # failures stated on one line, with no exception line of their own: a CUDA kernel's assert
@@ -291,8 +301,9 @@ TRIGGER = re.compile(
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |Received signal |IOT instruction|Check failure stack"
     rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
-    rb"|corrupted double-linked|malloc_consolidate\(\): |\] Check failed: "
-    rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
+    rb"|corrupted double-linked|malloc_consolidate\(\): |\] Check failed: |terminated by signal|Process finished with exit code"
+    rb"|Loss is |non-finite loss|gradients at all steps are invalid|" + "进程已结束".encode()
+    + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "

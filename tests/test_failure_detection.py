@@ -141,6 +141,16 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     # the AWS Neuron runtime's error record (aws-neuron/aws-neuron-parallelcluster-samples#25)
     "2024-Jan-11 19:01:15.502435 18506:21252 ERROR   ENC:configure_net_connector                 [rank 0, channel 0] "
     "failed to register channel buffer, addr: 0x0x7fd881000000, len: 50331648",
+    # an IDE's console after a crash, in English and zh_CN (WongKinYiu/PyTorch_YOLOv4#72, bubbliiiing/mask-rcnn-tf2#2)
+    "Process finished with exit code -1073740791 (0xC0000409)",
+    "进程已结束,退出代码-1073740940 (0xC0000374)",
+    # named loss terms gone nan (HAST#3), ESPnet's trainer giving up on an epoch (espnet/espnet#3630),
+    # the fish shell's notice (KishanBagaria/AirDoS#2)
+    "2023-10-11 08:22:25,695 INFO: [Epoch 5/151] [Batch 200/200] [acc: 94.8750%] [loss KL: nan] [loss FA: nan] "
+    "[loss perturbed KL: nan] [loss perturbed FA: nan] ",
+    "(trainer:404) WARNING: The gradients at all steps are invalid in this epoch. Something seems wrong. This "
+    "training was stopped at 2epoch",
+    "fish: 'python3 AirDoS.py' terminated by signal SIGABRT (Abort)",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
@@ -156,6 +166,8 @@ def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     # glog's info record has the fatal check's shape but an I (a healthy run's, field case nanotron-166)
     "I0425 17:05:53.758841  4566 ProcessGroupNCCL.cpp:686] [Rank 0] ProcessGroupNCCL initialization options:"
     "NCCL_ASYNC_ERROR_HANDLING: 1, NCCL_DESYNC_DEBUG: 0",
+    # the IDE's line after a run that ended well (signal-sigabrt's PyCharm fixture has the failed form)
+    "Process finished with exit code 0",
 ])
 def test_error_level_lines_of_healthy_runs_stay_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "ok.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
