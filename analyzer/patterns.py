@@ -151,8 +151,11 @@ STANDALONE = [
         r"|^\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8}(?:killed|abort|IOT instruction|segmentation fault|bus error"
         r"|illegal hardware instruction|floating point exception)(?: \(core dumped\))? "
         r"|^\*\*\* Received signal \d{1,2} \*\*\*"
-        # the fish shell's notice ("fish: 'python3 AirDoS.py' terminated by signal SIGABRT (Abort)")
+        # the fish shell's notice ("fish: 'python3 AirDoS.py' terminated by signal SIGABRT (Abort)"); an
+        # IDE's console after a death by signal or a Windows crash code ("Process finished with exit code
+        # 134 (interrupted by signal 6: SIGABRT)", "... -1073740791 (0xC0000409)", zh_CN "进程已结束,退出代码-1073740940")
         r"|\bterminated by signal SIG[A-Z]{2,6}\b"
+        r"|^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}(?:-\d{1,11}|\d{1,3} \(interrupted by signal \d)"
         r"|^Killed: 9\s*$|^slurmstepd: (?:error: )?.{0,120}exceeded memory limit .{0,120}being killed"
         # the same notices in a zh_CN locale (glibc's and bash's translations: "已放弃 (核心已转储)" is
         # "Aborted (core dumped)"), and Windows' faulthandler header ("Windows fatal exception: access violation")
@@ -189,9 +192,8 @@ STANDALONE = [
         r"|^(?:Failed|MaxRuntimeExceeded) - \S|^The replica \S{1,100}(?: \d{1,5})? exited with a non-zero status of [1-9]"
         # Paddle's launcher ("Container rank 0 status failed cmd ['/usr/bin/python3.8', '-u', 'train.py'] code -6 log ...")
         r"|^Container rank \d{1,6} status failed cmd \["
-        # an IDE's run console after the process ended with an error, in English and zh_CN ("Process
-        # finished with exit code -1073740791 (0xC0000409)", "进程已结束,退出代码-1073740940 (0xC0000374)")
-        r"|^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}-?[1-9]\d{0,10}\b"
+        # the same IDE line after any other failed exit ("Process finished with exit code 1")
+        r"|^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}[1-9]\d{0,10}\b"
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
