@@ -155,6 +155,8 @@ STANDALONE = [
         # IDE's console after a death by signal or a Windows crash code ("Process finished with exit code
         # 134 (interrupted by signal 6: SIGABRT)", "... -1073740791 (0xC0000409)", zh_CN "进程已结束,退出代码-1073740940")
         r"|\bterminated by signal SIG[A-Z]{2,6}\b"
+        # systemd-coredump's report ("Process 7744 (journalctl) of user 0 dumped core.")
+        r"|^Process \d{1,10} \([^)]{1,64}\) of user \d{1,10} dumped core\."
         r"|^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}(?:-\d{1,11}|\d{1,3} \(interrupted by signal \d)"
         r"|^Killed: 9\s*$|^slurmstepd: (?:error: )?.{0,120}exceeded memory limit .{0,120}being killed"
         # the same notices in a zh_CN locale (glibc's and bash's translations: "已放弃 (核心已转储)" is
@@ -230,6 +232,8 @@ STANDALONE = [
         r"|^\S{1,100}\.pl: (?:\d{1,7} / \d{1,7} failed|job failed), log is in \S"
         r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
         r"|^error: 'mps\.\w{1,60}' op "
+        # pytest's report of failed tests: a FAILED summary line, the FAILURES banner
+        r"|^FAILED \S{1,300}::\S{1,300}|^={3,200} (?:FAILURES|ERRORS) ={3,200}\s*$"
         # glibc's heap checks (GLIBC_HEAP); glog's and absl's fatal check (an F-severity record,
         # "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: ...", then its stack banner)
         r"|" + GLIBC_HEAP.pattern + r"|^\*\*\* Check failure stack trace: \*\*\*"
@@ -275,7 +279,11 @@ STANDALONE = [
         r"|.{0,60}?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z (?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$)"
         # a month-name date and pid:tid before the level (the AWS Neuron runtime: "2024-Jan-11 19:01:15.502435
         # 18506:21252 ERROR   ENC:configure_net_connector ...")
-        r"|\d{4}-[A-Z][a-z]{2}-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? {1,8}(?:\d{1,9}(?::\d{1,9})? {1,8})?(?:ERROR|CRITICAL|FATAL) {1,8}\S)"
+        r"|\d{4}-[A-Z][a-z]{2}-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? {1,8}(?:\d{1,9}(?::\d{1,9})? {1,8})?(?:ERROR|CRITICAL|FATAL) {1,8}\S"
+        # Ray's C++ log at error or fatal level ("[2022-09-08 17:15:36,340 E 46829 46829] gcs_rpc_client.h:202:
+        # Failed to connect to GCS ...", "[... C 46829 46957] ...:  Check failed: ..."); its I and W lines are left out
+        # (its time stamp is read off as the line's own, leaving "E 46829 46829] ...")
+        r"|\s{0,8}(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} )?[EC] \d{1,10} \d{1,10}\] (?:\([\w.-]{1,64}\) )?[\w./-]{1,200}:\d{1,7}: \S)"
     )),
     # a training loss of exactly zero (HF Trainer/TRL/LLaMA-Factory/ms-swift dicts, the train-metrics
     # summary, kohya's postfix): not a failure, a sign the run learns nothing (silent entries decide)
@@ -303,8 +311,9 @@ TRIGGER = re.compile(
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |Received signal |IOT instruction|Check failure stack"
     rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
-    rb"|corrupted double-linked|malloc_consolidate\(\): |\] Check failed: |terminated by signal|Process finished with exit code"
-    rb"|Loss is |non-finite loss|gradients at all steps are invalid|" + "进程已结束".encode()
+    rb"|corrupted double-linked|malloc_consolidate\(\): |Check failed: |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
+    rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS ="
+    rb"|" + "进程已结束".encode()
     + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"

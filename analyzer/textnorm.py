@@ -19,7 +19,8 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
 # or give an offset.
-_GHA_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))[ \t]")
+# Buildkite's web view brackets it ("[2024-08-09T08:48:57Z] ERROR 08-09 08:48:57 async_llm_engine.py:61] ...").
+_GHA_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\]?[ \t]")
 # What wraps a pasted or collected log line before the program's own text, stripped wherever it nests.
 # A Markdown quote of the paste ("> ", "> > "):
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")

@@ -151,6 +151,19 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "(trainer:404) WARNING: The gradients at all steps are invalid in this epoch. Something seems wrong. This "
     "training was stopped at 2epoch",
     "fish: 'python3 AirDoS.py' terminated by signal SIGABRT (Abort)",
+    # Ray's C++ log at error level (ray-project/ray#28372, #24361), behind its process name and indented
+    "[2022-09-08 17:15:36,340 E 46829 46829] gcs_rpc_client.h:202: Failed to connect to GCS at address "
+    "10.90.95.155:6379 within 5 seconds.",
+    "  [2022-05-17 11:03:58,975 E 14628 12592] (raylet.exe) agent_manager.cc:107: The raylet exited immediately "
+    "because the Ray agent failed.",
+    # pytest's report behind Buildkite's bracketed stamp (vllm-project/vllm#34700), its banner (#43086);
+    # vLLM's error record behind the same stamp (vllm-project/vllm#6999); systemd-coredump (systemd/systemd#2449)
+    "[2026-02-17T08:12:14Z] FAILED v1/e2e/test_spec_decode.py::test_ngram_and_suffix_correctness[speculative_config1] "
+    "- assert 53 >= 66",
+    "=========================================================================== FAILURES "
+    "===========================================================================",
+    "[2024-08-09T08:48:57Z] ERROR 08-09 08:48:57 async_llm_engine.py:61] Engine background task failed",
+    "Process 7744 (journalctl) of user 0 dumped core.",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
