@@ -99,3 +99,36 @@ def test_stored_entries_were_validated_under_todays_schema():
     broken[name]["schema"] = "an-older-schema"
     with pytest.raises(EntryError, match="'fix': missing"):
         load([], broken)
+
+
+def test_every_third_party_import_is_declared():
+    """What the package imports is what pyproject.toml declares: a dependency or, for the replays
+    only, the verify extra (issue 17). Import names map to distribution names where they differ."""
+    import ast
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    meta = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    name = lambda spec: spec.split(";")[0].split(">")[0].split("=")[0].split("<")[0].split("[")[0].strip().lower()  # noqa: E731
+    declared = {name(d) for d in meta["dependencies"]}
+    verify = {name(d) for d in meta["optional-dependencies"]["verify"]}
+    dist = {"yaml": "pyyaml", "sklearn": "scikit-learn", "sqlite_utils": "sqlite-utils", "ahocorasick_rs": "ahocorasick-rs"}
+    missing = []
+    for pkg in ("analyzer", "kb", "tui", "verify", "vlkb"):
+        for path in (root / pkg).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    tops = [a.name.split(".")[0] for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    tops = [node.module.split(".")[0]]
+                else:
+                    continue
+                for top in tops:
+                    if top in sys.stdlib_module_names or top in ("vlkb", "__future__"):
+                        continue
+                    d = dist.get(top, top).lower()
+                    if d not in declared and not (pkg == "verify" and d in verify):
+                        missing.append(f"{path.relative_to(root)}: {top}")
+    assert not missing, "imported but not declared in pyproject.toml: " + ", ".join(sorted(set(missing)))
