@@ -6,6 +6,7 @@ killed worker is the answer only when no real exception explains the run.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 
 from . import defining
@@ -46,6 +47,12 @@ def fingerprint(inc: Incident) -> tuple:
     if inc.kind == "metric":
         return ("metric", canon(re.sub(r"[\d.eE+-]+", "", inc.first.text[:2000]))[:80])
     return (inc.kind, inc.exception, canon(inc.message[:2000])[:300], frames)
+
+
+def stable_id(inc: Incident) -> str:
+    """`fingerprint` hashed: stable across ranks, paths, numbers and timestamps, what the failure is
+    and not where it ran (SARIF's partial fingerprints, the history's key)."""
+    return hashlib.sha256(repr(fingerprint(inc)).encode()).hexdigest()[:16]
 
 
 class Collector:

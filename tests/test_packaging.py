@@ -132,3 +132,21 @@ def test_every_third_party_import_is_declared():
                     if d not in declared and not (pkg == "verify" and d in verify):
                         missing.append(f"{path.relative_to(root)}: {top}")
     assert not missing, "imported but not declared in pyproject.toml: " + ", ".join(sorted(set(missing)))
+
+
+def test_the_core_imports_no_tool_or_interface():
+    """The analyzer core (issue 17's lowest layer) imports nothing of the tools and interfaces above it:
+    not the history store, the CLI, the TUI or verify. (Its one remaining upward import, Engine.load
+    reading the KB package's loader, is the open part of that issue.)"""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    upward = ("vlkb.history", "vlkb.history_cli", "vlkb.cli", "vlkb.verify_cli", "vlkb.tui", "vlkb.verify")
+    found = []
+    for path in (root / "analyzer").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+            found += [f"{path.relative_to(root)}: {n}" for n in names if n.startswith(upward)]
+    assert not found, found

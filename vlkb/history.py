@@ -10,7 +10,6 @@ through sqlite-utils.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import time
@@ -59,10 +58,10 @@ def default_path() -> Path:
 
 def fingerprint(inc) -> str:
     """Stable across ranks, paths, numbers and timestamps: what the failure is, not where it ran (the
-    key that folds identical incidents across ranks, vlkb.analyzer.elect.fingerprint, hashed)."""
-    from vlkb.analyzer.elect import fingerprint as fold_key
+    core's vlkb.analyzer.elect.stable_id, which SARIF's fingerprints use too)."""
+    from vlkb.analyzer.elect import stable_id
 
-    return hashlib.sha256(repr(fold_key(inc)).encode()).hexdigest()[:16]
+    return stable_id(inc)
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -1,13 +1,14 @@
 """SARIF 2.1.0 (OASIS), for code-scanning dashboards: one rule per KB entry (`ruleId` = entry id,
 help = its fix), one result per diagnosis with its location in the log, and `partialFingerprints`
-that stay the same across runs of the same failure (vlkb.history's fingerprint: no ranks, paths,
-numbers or timestamps), so a dashboard tracks one alert instead of a new one per run.
+that stay the same across runs of the same failure (elect.stable_id, also the history's key: no
+ranks, paths, numbers or timestamps), so a dashboard tracks one alert instead of a new one per run.
 """
 from __future__ import annotations
 
 import json
 
 from ..diagnose import Diagnosis
+from ..elect import stable_id
 from ..model import Line
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -52,8 +53,6 @@ def _location(line: Line) -> dict:
 
 
 def to_dict(d: Diagnosis, entries: list) -> dict:
-    from vlkb.history import fingerprint
-
     rules = [_rule(e) for e in entries] + [_unknown_rule()]
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = []
@@ -69,7 +68,7 @@ def to_dict(d: Diagnosis, entries: list) -> dict:
             "message": {"text": message},
             "locations": [_location(cited)],
             "relatedLocations": [{"id": i, **_location(l)} for i, l in enumerate(named.evidence[1:8] if named else [], 1)],
-            "partialFingerprints": {"vlkbRootFailure/v1": fingerprint(subject)},
+            "partialFingerprints": {"vlkbRootFailure/v1": stable_id(subject)},
             "properties": {"confidence": named.confidence if named else None, "verdict": d.verdict,
                            "ranks": subject.ranks, "count": subject.count},
         }
