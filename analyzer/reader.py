@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import io
 import os
 import re
 import sys
@@ -56,8 +57,8 @@ def expand(inputs: list[str]) -> list[Source]:
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file()
                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
-            if not files:
-                raise InputError(f"{item}: directory holds no files")
+            if not files:  # empty input, as an empty file or an empty pipe is: a note, no failure found
+                sources.append(Source(f"{item} (a directory that holds no files)", lambda: io.BytesIO(b"")))
             sources.extend(Source(str(p), _opener(p), optional=True) for p in files)
         elif path.exists():
             if not os.access(path, os.R_OK):

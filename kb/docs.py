@@ -2,6 +2,8 @@
 catalogue generated from the entries' YAML (`vlkb kb fit` writes it): one source for CLI and docs."""
 from __future__ import annotations
 
+import re
+
 from . import fixtures as fx
 
 HEADER = "<!-- DO NOT EDIT: generated from kb/entries/*/*.yaml by `vlkb kb fit` -->"
@@ -52,7 +54,10 @@ def entry_markdown(e, fixtures: bool = True) -> str:
 
 
 def select(entries: list, family: str | None = None, framework: str | None = None, tag: str | None = None) -> list:
-    """Entries sorted by id, kept when they belong to the family, framework and tag given."""
+    """Entries sorted by id, kept when they belong to the family, framework and tag given. Names
+    compare without case, spaces, dashes or underscores: "LLaMA-Factory" finds llama-factory."""
+    key = lambda s: re.sub(r"[\s_-]", "", s).lower()  # noqa: E731
     return [e for e in sorted(entries, key=lambda e: e.id)
-            if (not family or e.family == family) and (not framework or framework in e.frameworks)
-            and (not tag or tag in e.tags)]
+            if (not family or key(e.family) == key(family))
+            and (not framework or key(framework) in {key(f) for f in e.frameworks})
+            and (not tag or key(tag) in {key(t) for t in e.tags})]

@@ -49,6 +49,14 @@ def test_cli_says_seen_before_and_history_lists_it(run_vlkb, tmp_path):
     assert code == 0 and "3x  zero-grad-reduced-twice" in out
 
 
+def test_history_on_a_fresh_home_is_an_answer_not_an_error(run_vlkb, tmp_path):
+    db = tmp_path / "never-written" / "history.db"
+    code, out, err = run_vlkb("history", "--history", str(db))
+    assert code == 0 and "No history yet" in out and not err and not db.exists()
+    code, out, _ = run_vlkb("history", "--history", str(db), "--format", "json")
+    assert code == 0 and json.loads(out)["recent"] == [] and json.loads(out)["frequent"] == []
+
+
 def test_no_history_neither_reads_nor_writes(run_vlkb, tmp_path):
     db = tmp_path / "h.db"
     _, out, _ = run_vlkb("diagnose", SAMPLE, "--history", str(db), "--no-history", "--format", "json")

@@ -22,6 +22,12 @@ def test_list_filters_and_json(run_vlkb):
     assert "zero-grad-reduced-twice" in out and "cuda-device-side-assert" not in out
     code, out, _ = run_vlkb("kb", "list", "--family", "loss-nan")
     assert out.split() [0] == "loss-nan" and len(out.splitlines()) == 1
+    # names as users spell them: case, spaces, dashes and underscores do not matter (issue 16)
+    _, spelled, _ = run_vlkb("kb", "list", "--framework", "LLaMA-Factory")
+    _, canonical, _ = run_vlkb("kb", "list", "--framework", "llama-factory")
+    assert spelled == canonical and "zero-grad-reduced-twice" in spelled
+    _, upper, _ = run_vlkb("kb", "list", "--framework", "DeepSpeed")
+    assert "zero-grad-reduced-twice" in upper
 
 
 def test_show_json_has_fixed_sections(run_vlkb):

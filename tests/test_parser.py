@@ -213,6 +213,10 @@ def test_missing_empty_and_unreadable(run_vlkb, tmp_path):
     empty.write_bytes(b"")
     code, out, _ = run_vlkb("diagnose", str(empty), "--format", "json")
     assert code == 1 and '"verdict": "clean"' in out and "empty input" in out
+    # an empty directory is empty input too, answered as the empty file is (issue 16)
+    (tmp_path / "nothing").mkdir()
+    code, out, _ = run_vlkb("diagnose", str(tmp_path / "nothing"), "--format", "json")
+    assert code == 1 and '"verdict": "clean"' in out and "holds no files" in out
 
 
 def test_invalid_utf8_nul_bytes_and_a_huge_line(run_vlkb, tmp_path):

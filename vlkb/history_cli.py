@@ -29,8 +29,12 @@ def history(history_path, limit, fmt) -> None:
     from vlkb import history as store
 
     path = Path(history_path) if history_path else store.default_path()
-    if not path.exists():
-        fail(f"no history at {path} (vlkb diagnose records one unless --no-history)")
+    if not path.exists():  # a fresh home: nothing recorded yet is an answer, not an error
+        if fmt == "json":
+            emit(json.dumps({"path": str(path), "recent": [], "frequent": []}, indent=2))
+        else:
+            emit(f"No history yet at {path}: `vlkb diagnose` records each diagnosis there (unless --no-history).")
+        return
     db = sqlite_utils.Database(path)
     if "diagnoses" not in db.table_names():
         fail(f"{path} is not a vlkb history database")

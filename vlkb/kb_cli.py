@@ -35,7 +35,7 @@ def _entries(extra_kb):
 @kb_option
 @format_option
 def kb_list(family, framework, tag, extra_kb, fmt) -> None:
-    """List KB entries: id, family, title.
+    """List KB entries: id and title, and the family where it is not the id.
 
     \b
     Examples:
@@ -50,7 +50,8 @@ def kb_list(family, framework, tag, extra_kb, fmt) -> None:
                           "tags": e.tags} for e in rows], indent=2))
         return
     width = max((len(e.id) for e in rows), default=0)
-    emit("\n".join(f"{e.id:<{width}}  {e.title}" for e in rows) or "no entries match")
+    emit("\n".join(f"{e.id:<{width}}  {e.title}" + (f"  (family {e.family})" if e.family != e.id else "")
+                   for e in rows) or "no entries match")
 
 
 @kb.command("show", context_settings=CONTEXT)
