@@ -13,7 +13,7 @@ from .patterns import TRIGGER
 from .progress import TAIL_BYTES
 from .reader import InputError, ReadStats, Source, chunks
 from .records import NOTHING, RecordParser, time_before
-from .textnorm import CONTROL, DIGIT_RUN, clean, clean_spans, split_glued, unflatten
+from .textnorm import CONTROL_C0, DIGIT_RUN, clean, clean_spans, split_glued, unflatten
 from .trigger import Trigger
 
 # The shape of a raw line: its runs of two or more digits masked, as textnorm.template masks the
@@ -24,7 +24,7 @@ _DIGIT_RUN = re.compile(DIGIT_RUN.pattern.encode())
 # clean_spans) and hold their rank and host at the same byte offsets when they are plain ASCII.
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # bytes that strip_terminal removes or rewrites (C0 controls, escape, carriage return): offsets move
-_CONTROL = re.compile(CONTROL.pattern.encode())
+_CONTROL = re.compile(CONTROL_C0.encode())  # bytes: C1 controls are two UTF-8 bytes, and non-ASCII anyway
 
 
 class Folder(Protocol):

@@ -65,9 +65,13 @@ def test_unknown_shows_the_root_incident_and_nearest_entries(run_vlkb):
 def test_log_text_is_inert_in_text_and_markdown(run_vlkb, tmp_path):
     hostile = tmp_path / "hostile.log"
     hostile.write_text("RuntimeError: [bold red]boom[/] @maintainers <img src=x onerror=alert(1)> ````\n"
-                       "\x1b]0;pwned\x07\x1b[2J tail\n")
+                       "\x1b]0;pwned\x07\x1b[2J tail \u009b2J \u009d0;pwned\u009c\n", encoding="utf-8")
     code, out, _ = run_vlkb("diagnose", str(hostile), "--color")
     assert "[bold red]boom[/]" in out and "\x1b]0;" not in out and "\x1b[2J" not in out
+    # C1 controls (CSI, OSC, ST as single code points) are dropped too, in every format
+    for fmt in ("text", "markdown", "json", "github", "sarif"):
+        code, out, _ = run_vlkb("diagnose", str(hostile), "--format", fmt)
+        assert not any("\x80" <= ch <= "\x9f" for ch in out), fmt
     code, out, _ = run_vlkb("diagnose", str(hostile), "--format", "markdown")
     assert out.startswith("<!-- vlkb-triage -->")
     fence = out.split("text\n")[0].splitlines()[-1]
