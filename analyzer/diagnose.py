@@ -16,7 +16,7 @@ from .match import Calibration, Matcher, Scored
 from .model import Exc, Incident, Line
 from .patterns import TRIGGER
 from .progress import stall
-from .reader import ReadStats, expand
+from .reader import ReadStats, expand, safe_label
 from .records import RecordParser
 from .scan import scan
 from .trigger import Phrases, Trigger
@@ -113,7 +113,7 @@ class Engine:
         frameworks = detect(incidents, sheet.facts)
         if frameworks:
             sheet.facts.setdefault("framework", Fact("framework", frameworks[0][0], frameworks[0][1]))
-        d = self._verdict(incidents, collector, stats, sheet, inputs, top)
+        d = self._verdict(incidents, collector, stats, sheet, [safe_label(i) for i in inputs], top)
         d.frameworks = [f for f, _ in frameworks]
         return d
 

@@ -33,9 +33,16 @@ class InputError(Exception):
 
 @dataclass
 class Source:
-    label: str  # the path as the user gave it, or "<stdin>"
+    label: str  # the path as the user gave it (controls escaped: it is shown in every report), or "<stdin>"
     open: callable  # () -> BinaryIO
     optional: bool = False  # found by walking a directory: skipped with a note when unreadable
+    path: str | None = None  # the file itself, for a reader that opens it again (the TUI's log pane)
+
+
+def safe_label(name: str) -> str:
+    """A file name as reports show it: characters that are not printable (controls, C1, a newline in
+    the name) are written as Python escapes, so a name cannot reach a terminal or a CI annotation raw."""
+    return name if name.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 @dataclass
@@ -58,14 +65,14 @@ def expand(inputs: list[str]) -> list[Source]:
             files = sorted(p for p in path.rglob("*") if p.is_file()
                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
             if not files:  # empty input, as an empty file or an empty pipe is: a note, no failure found
-                sources.append(Source(f"{item} (a directory that holds no files)", lambda: io.BytesIO(b"")))
-            sources.extend(Source(str(p), _opener(p), optional=True) for p in files)
+                sources.append(Source(f"{safe_label(item)} (a directory that holds no files)", lambda: io.BytesIO(b"")))
+            sources.extend(Source(safe_label(str(p)), _opener(p), optional=True, path=str(p)) for p in files)
         elif path.exists():
             if not os.access(path, os.R_OK):
-                raise InputError(f"{item}: permission denied")
-            sources.append(Source(item, _opener(path)))
+                raise InputError(f"{safe_label(item)}: permission denied")
+            sources.append(Source(safe_label(item), _opener(path), path=item))
         else:
-            raise InputError(f"{item}: no such file")
+            raise InputError(f"{safe_label(item)}: no such file")
     return sources
 
 

@@ -81,6 +81,21 @@ def test_log_text_is_inert_in_text_and_markdown(run_vlkb, tmp_path):
     assert "@maintainers" not in outside and "<img" not in outside
 
 
+def test_a_hostile_file_name_is_shown_escaped_in_every_format(run_vlkb, tmp_path):
+    """A file name is untrusted too: its control characters (an escape sequence, a bell, a newline, a
+    C1 CSI) are shown escaped wherever the name appears, and an error about it is one line (issue 15)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "evil\x1b]0;pwn\x07\nname\u009b.log").write_text(
+        "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nRuntimeError: boom\n", encoding="utf-8")
+    for fmt in ("text", "markdown", "json", "github", "sarif"):
+        code, out, _ = run_vlkb("diagnose", str(folder), "--format", fmt)
+        assert "evil" in out and not any(c in out for c in "\x1b\x07\u009b"), fmt
+        assert "\nname" not in out.replace("\\nname", ""), fmt  # the newline is escaped, not printed
+    code, _, err = run_vlkb("diagnose", str(tmp_path / "no\x1b[2Jsuch.log"))
+    assert code == 2 and "\x1b" not in err and err.count("\n") == 1
+
+
 def test_no_color_env(run_vlkb):
     code, out, _ = run_vlkb("diagnose", SAMPLE, env={"NO_COLOR": "1"})
     assert "\x1b[" not in out and "Root cause:" in out

@@ -75,11 +75,11 @@ def prepare(inputs: list[str], folder: Path, budget: Budget | None = None) -> tu
         except OSError as err:
             raise InputError(f"{src.label}: {err.strerror or err}") from None
         if not packed:
-            sources[src.label] = src.label
+            sources[src.label] = src.path or src.label
             continue
         plain = folder / f"{n}-{Path(src.label).name.removesuffix('.gz')}"
         try:
-            with gzip.open(src.label, "rb") as f, open(plain, "wb") as out:
+            with gzip.open(src.path or src.label, "rb") as f, open(plain, "wb") as out:
                 budget.copy(f, out, src.label + ": the log pane shows its first {kept} unpacked (the spool "
                             "limit, vlkb tui --spool-max); the diagnosis read all of it")
         except (OSError, EOFError):  # truncated: keep what came out; the diagnosis notes the rest
