@@ -125,8 +125,10 @@ class Incident:
         """One line a user would quote: `Type: first line of the message`, whitespace collapsed."""
         if self.truncated:
             last = self.frames[-1] if self.frames else None
-            return f"traceback cut before its exception (last frame {last.basename}:{last.func})" if last \
-                else "traceback cut inside its first frame"
+            if last:
+                return f"traceback cut before its exception (last frame {last.basename}:{last.func})"
+            started = any(line.text.strip() for line in self.lines[1:])
+            return "traceback cut inside its first frame" if started else "traceback cut right after its header"
         head = (self.message.splitlines() or [""])[0]
         if self.exception:  # a bare `AssertionError` is quoted as its type alone
             return " ".join((f"{self.exception}: {head}" if head else self.exception).split())

@@ -101,7 +101,7 @@ class RecordParser:
 
     def close(self) -> None:
         for op in list(self._open.values()):
-            self._finish(op)
+            self._finish(op, at_end=True)
         self._open.clear()
 
     # ---- starting records ------------------------------------------------------------------
@@ -332,11 +332,16 @@ class RecordParser:
                 return
         inc.when = self._clock.get(inc.first.stream)
 
-    def _finish(self, op: _Open) -> None:
+    def _finish(self, op: _Open, at_end: bool = False) -> None:
+        """`at_end`: the input ended with the record still open."""
         inc = op.incident
         self._open.pop(inc.first.stream, None)
-        if inc.kind == "traceback" and not inc.frames and not inc.chain and not _cut_in_first_frame(inc):
-            return  # a lone "Traceback (most recent call last):" carries nothing; one cut in its first frame does
+        if inc.kind == "traceback" and not inc.frames and not inc.chain and not _cut_in_first_frame(inc) \
+                and not (at_end and not any(line.text.strip() for line in inc.lines[1:])):
+            # a lone "Traceback (most recent call last):" followed by other output carries nothing; one cut
+            # in its first frame does, and so does one that is the last thing the paste holds (it stopped
+            # right after the run raised)
+            return
         _read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)

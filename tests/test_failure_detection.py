@@ -323,3 +323,13 @@ def test_a_signature_pattern_raised_in_library_code_ignores_the_users_own_call(e
     d = engine.diagnose([str(_write(tmp_path, "user.log", users))])
     assert d.root.frames[-1].file.endswith("train_prompts.py")
     assert all(s.entry.id != entry for s in d.matches if s.confidence >= d.threshold)
+
+
+def test_a_header_that_ends_the_paste_is_a_failure(engine, tmp_path):
+    """A lone traceback header followed by other output carries nothing, but one that is the last line
+    of the input is a run that raised and a paste cut right there (yiren-jian/BLIText#5, a dev field case)."""
+    case = (ROOT_FIELD / "blitext-5.log").read_text(encoding="utf-8")
+    d = engine.diagnose([str(_write(tmp_path, "cut.log", case))])
+    assert d.verdict == "unknown" and d.root.summary == "traceback cut right after its header"
+    followed = case + "\nbuilder_cls=None, dataset_name=sentence_dataset\n"
+    assert engine.diagnose([str(_write(tmp_path, "followed.log", followed))]).verdict == "clean"

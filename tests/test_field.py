@@ -47,6 +47,10 @@ KNOWN_GAPS = {
     "cases/bitsandbytes-367.log": "only bitsandbytes' CPU-library warnings; the KB holds that warning alone is not a "
                                   "failure (bitsandbytes-cuda-setup-failed.neg-warning-only-no-failure)",
     "cases/lamini-24.log": "a hosted service's status dict ('Job failed: {... 'status': 'FAILED'}'), no local failure",
+    "cases/comfyuijanuspro-8.log": "a ComfyUI node's 'Service started failed.' and Windows' pause prompt, no error "
+                                   "line; words too common to read as a failure",
+    "cases/minigpt4-354.log": "webdataset warnings wrapping a skipped sample's ValueError and 'Loaded 0 records', "
+                              "then the paste ends: an empty dataset that no error line states",
     "cases/trl-1311.log": "DPO metric lines with rewards stuck at 0.0 and the loss at ln 2: no error line; a silent "
                           "entry would name it",
 }
