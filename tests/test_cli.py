@@ -96,6 +96,18 @@ def test_a_hostile_file_name_is_shown_escaped_in_every_format(run_vlkb, tmp_path
     assert code == 2 and "\x1b" not in err and err.count("\n") == 1
 
 
+def test_color_takes_when_as_gnu_tools_do(run_vlkb):
+    """--color=auto|always|never (issue 16); a bare --color is always, before or after the log; --no-color
+    is never; auto is off when stdout is not a terminal (as here)."""
+    for args, colored in [(["--color=always"], True), (["--color", "always"], True), (["--color"], True),
+                          (["--color=never"], False), (["--no-color"], False), (["--color=auto"], False), ([], False)]:
+        for order in (args + [SAMPLE], [SAMPLE] + args):
+            code, out, err = run_vlkb("diagnose", *order)
+            assert code == 0 and ("\x1b[" in out) == colored, (order, err)
+    code, _, err = run_vlkb("diagnose", SAMPLE, "--color=sometimes")
+    assert code == 2 and "sometimes" in err
+
+
 def test_no_color_env(run_vlkb):
     code, out, _ = run_vlkb("diagnose", SAMPLE, env={"NO_COLOR": "1"})
     assert "\x1b[" not in out and "Root cause:" in out

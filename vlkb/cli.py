@@ -41,14 +41,18 @@ def cli() -> None:
 @click.option("--top", type=click.IntRange(1, 20), default=3, show_default=True,
               help="How many candidate entries to report.")
 @kb_option
-@click.option("--color/--no-color", default=None, help="Force colours on or off (NO_COLOR is honoured).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", is_flag=False,
+              flag_value="always", show_default=True,
+              help="Colours in the text report: auto (on a terminal, unless NO_COLOR is set), always, never; "
+              "a bare --color is always.")
+@click.option("--no-color", is_flag=True, help="Same as --color=never.")
 @click.option("--fail-on", type=click.Choice(list(FAIL_ON)), default=None,
               help="Exit 1 when the verdict is: known (a KB failure or a suspicious run), unknown, any failure, "
               "or never. Without it: 0 when an entry was named, else 1.")
 @click.option("--history", "history_path", type=click.Path(dir_okay=False), default=None,
               help="History database (default: $VLKB_HOME/history.db); a CI cache path keeps it across jobs.")
 @click.option("--no-history", is_flag=True, help="Neither read nor record the history.")
-def diagnose(inputs, fmt, top, extra_kb, color, fail_on, history_path, no_history) -> None:
+def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path, no_history) -> None:
     """Find the root failure in training logs and match it against the KB.
 
     INPUTS are log files (one per rank is fine), directories, .gz files, or - for stdin.
@@ -86,9 +90,9 @@ def diagnose(inputs, fmt, top, extra_kb, color, fail_on, history_path, no_histor
         out = render(result, engine.entries)
     else:
         from vlkb.analyzer.report.text import render
-        if color is None:
-            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        out = render(result, color=color)
+        color = "never" if no_color else color
+        on = color == "always" or (color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+        out = render(result, color=on)
     emit(out)
     if fail_on is not None:
         sys.exit(1 if result.verdict in FAIL_ON[fail_on] else 0)
@@ -115,5 +119,17 @@ cli.add_command(verify)
 cli.add_command(tui)
 
 
-def main() -> None:
-    cli(prog_name="vlkb")
+def main(argv: list[str] | None = None) -> None:
+    cli(args=_bare_color(sys.argv[1:] if argv is None else argv), prog_name="vlkb")
+
+
+def _bare_color(args: list[str]) -> list[str]:
+    """`--color` takes its value as GNU tools do, after `=` (`--color=never`) or as the next word when
+    that is one of its values; alone it means always, so `vlkb diagnose --color train.log` keeps working."""
+    out = []
+    for i, a in enumerate(args):
+        if a == "--":
+            return out + args[i:]
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        out.append("--color=always" if a == "--color" and nxt not in ("auto", "always", "never") else a)
+    return out
