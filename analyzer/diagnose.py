@@ -59,6 +59,11 @@ class Diagnosis:
         return self.matches[0] if self.verdict in ("known", "suspicious") else None
 
     @property
+    def runners_up(self) -> list[Scored]:
+        """After the named entry, the other candidates `--top` asked for that are more than noise."""
+        return [s for s in self.matches[1:] if s.confidence >= NEAREST_FLOOR] if self.named else []
+
+    @property
     def suspicion(self) -> str:
         """What a suspicious verdict's headline says before its subject."""
         if self.subject is not None and self.subject.kind == "stall":

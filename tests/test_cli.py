@@ -133,3 +133,26 @@ def test_markdown_stays_under_64kb_with_huge_lines(run_vlkb, tmp_path):
     m = re.search(r"^(`{3,})text\n(.*?)\n\1$", out, re.M | re.S)
     assert m, "the evidence fence must be closed, never cut"
     assert max((len(r) for r in re.findall(r"`+", m.group(2))), default=0) < len(m.group(1))
+
+
+def test_top_is_honoured_by_the_text_and_markdown_reports(engine, tmp_path):
+    """--top N (issue 16): after the named entry, the next candidates above the noise floor are listed
+    ("Also considered"), at most N in all; --top 1 lists none."""
+    from vlkb.analyzer.diagnose import NEAREST_FLOOR
+    from vlkb.analyzer.report import markdown, text
+    from vlkb.kb import fixtures as fx
+    from vlkb.kb.loader import shipped_dir
+
+    for p in sorted(shipped_dir().glob("*/*.pos-*.log")):
+        log = tmp_path / "x.log"
+        log.write_text(fx.parse(p).text, encoding="utf-8")
+        d = engine.diagnose([str(log)], top=5)
+        if d.runners_up:
+            break
+    else:
+        raise AssertionError("no fixture has a runner-up above the floor")
+    assert all(s.confidence >= NEAREST_FLOOR for s in d.runners_up) and len(d.runners_up) <= 4
+    for render in (text.render, markdown.render):
+        out = render(d)
+        assert "Also considered" in out and all(s.entry.id in out.split("Also considered")[1] for s in d.runners_up)
+    assert "Also considered" not in text.render(engine.diagnose([str(log)], top=1))

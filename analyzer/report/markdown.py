@@ -106,7 +106,9 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
                 if d.verdict == "suspicious" else [f"Failure at {where}: {inline(subject.summary)[:width]}", ""])
         advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
         title = f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)}"
-        return [title, "", f"`{e.id}` · confidence **{s.confidence:.2f}**", "", *lead,
+        also = [f"Also considered: " + ", ".join(f"`{r.entry.id}` ({r.confidence:.2f})" for r in d.runners_up), ""] \
+            if d.runners_up else []
+        return [title, "", f"`{e.id}` · confidence **{s.confidence:.2f}**", "", *also, *lead,
                 "**Root cause.** " + e.root_cause, "", "**Fix.**", "", *_fix(d, e), *advice,
                 "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
                 "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]

@@ -103,6 +103,9 @@ def render(d: Diagnosis, color: bool | None = None) -> str:
         console.print()
     if d.verdict == "known":
         _match(console, d, d.matches[0], width)
+    if d.runners_up:
+        console.print(Text("Also considered: " + ", ".join(f"{s.entry.id} ({s.confidence:.2f})" for s in d.runners_up),
+                           style="dim"))
     elif d.verdict == "unknown":
         console.print(Text("Unknown failure: no KB entry explains it with enough confidence "
                            f"(threshold {d.threshold:.2f}).", style="bold yellow"))
