@@ -232,6 +232,9 @@ STANDALONE = [
         r"|^\S{1,100}\.pl: (?:\d{1,7} / \d{1,7} failed|job failed), log is in \S"
         r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
         r"|^error: 'mps\.\w{1,60}' op "
+        # ComfyUI rejecting a workflow before it runs (execution.py validate_prompt, logged at ERROR but
+        # shown bare on its console: "Failed to validate prompt for output 448:", then the reasons)
+        r"|^Failed to validate prompt for output \S{1,40}:\s*$|^invalid prompt: \{'type': 'prompt_outputs_failed_validation'"
         # pytest's report of failed tests: a FAILED summary line, the FAILURES banner
         r"|^FAILED \S{1,300}::\S{1,300}|^={3,200} (?:FAILURES|ERRORS) ={3,200}\s*$"
         # glibc's heap checks (GLIBC_HEAP); glog's and absl's fatal check (an F-severity record,
@@ -313,6 +316,7 @@ TRIGGER = re.compile(
     rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
     rb"|corrupted double-linked|malloc_consolidate\(\): |Check failed: |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
     rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS ="
+    rb"|Failed to validate prompt|prompt_outputs_failed_validation"
     rb"|" + "进程已结束".encode()
     + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
