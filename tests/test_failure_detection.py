@@ -335,3 +335,10 @@ def test_a_header_that_ends_the_paste_is_a_failure(engine, tmp_path):
     assert d.verdict == "unknown" and d.root.summary == "traceback cut right after its header"
     followed = case + "\nbuilder_cls=None, dataset_name=sentence_dataset\n"
     assert engine.diagnose([str(_write(tmp_path, "followed.log", followed))]).verdict == "clean"
+
+
+def test_a_header_alone_yields_to_a_signal_before_it(engine):
+    """torchrun's -9 exit line, then its own traceback header where the paste stopped
+    (huggingface/open-r1#675): the kill is the root, the header only says something raised."""
+    d = engine.diagnose([str(ROOT_FIELD / "openr1-675.log")])
+    assert d.verdict == "known" and d.matches[0].entry.id == "host-oom-sigkill"
