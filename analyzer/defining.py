@@ -14,6 +14,7 @@ import re
 SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "IOT": 6, "BUS": 7, "FPE": 8,
            "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15}
 # what a shell, libc or the kernel prints for a signal, without its number
+_ZSH = r"^(?:zsh: |\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8})"  # zsh's foreground notice, or its job table
 _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus error"), 7),
                  # torch's DataLoader names a dead worker's signal by strsignal(): "killed by signal: Terminated"
                  (re.compile(r"killed by signal: Terminated"), 15), (re.compile(r"killed by signal: Killed"), 9),
@@ -25,9 +26,12 @@ _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus erro
                  # zsh's job notices, macOS's "Killed: 9", SLURM's memory-limit kill
                  (re.compile(r"^zsh: killed |^Killed: 9\s*$|exceeded memory limit .{0,120}being killed"
                              r"|killed due to memory pressure \(OOM\)"), 9),
-                 (re.compile(r"^zsh: abort "), 6), (re.compile(r"^zsh: segmentation fault "), 11),
-                 (re.compile(r"^zsh: bus error "), 7), (re.compile(r"^zsh: illegal hardware instruction "), 4),
-                 (re.compile(r"^zsh: floating point exception "), 8),
+                 # in the foreground ("zsh: bus error  python3 x.py") or in its job table ("[1]    15017 bus error
+                 # python3 train_gpt2.py"); IOT is SIGABRT's other name, trace trap SIGTRAP's
+                 (re.compile(_ZSH + r"(?:abort|IOT instruction) "), 6), (re.compile(_ZSH + r"segmentation fault "), 11),
+                 (re.compile(_ZSH + r"bus error "), 7), (re.compile(_ZSH + r"illegal hardware instruction "), 4),
+                 (re.compile(_ZSH + r"floating point exception "), 8), (re.compile(_ZSH + r"trace trap "), 5),
+                 (re.compile(r"^\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8}killed "), 9),
                  # bash's job notices ("./run.sh: line 171: 14815 Terminated  python3 ...", "[1]+  Terminated  ...")
                  (re.compile(r"^(?:\S+: line \d+: +\d+ +|\[\d+\][+-]? +)Terminated\b"), 15),
                  # the shell's notice, glibc's, and std::terminate, which aborts (the NCCL watchdog's way out)

@@ -145,11 +145,11 @@ STANDALONE = [
         # zsh's job notices ("zsh: killed     python3 train.py", "zsh: abort      python train_gpt2.py"),
         # macOS's "Killed: 9", SLURM killing a step over its memory limit ("slurmstepd: Job 1171978
         # exceeded memory limit (18202456 > 16384000), being killed")
-        r"|^zsh: (?:killed|abort|segmentation fault|bus error|illegal hardware instruction|floating point exception) "
+        r"|^zsh: (?:killed|abort|segmentation fault|bus error|illegal hardware instruction|floating point exception|trace trap) "
         # zsh's job table after the job died ("[1]    21958 IOT instruction  python bundlesdf/run_nerf.py",
         # IOT being SIGABRT's other name); TensorFlow's failure handler ("*** Received signal 11 ***")
         r"|^\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8}(?:killed|abort|IOT instruction|segmentation fault|bus error"
-        r"|illegal hardware instruction|floating point exception)(?: \(core dumped\))? "
+        r"|illegal hardware instruction|floating point exception|trace trap)(?: \(core dumped\))? "
         r"|^\*\*\* Received signal \d{1,2} \*\*\*"
         # the fish shell's notice ("fish: 'python3 AirDoS.py' terminated by signal SIGABRT (Abort)"); an
         # IDE's console after a death by signal or a Windows crash code ("Process finished with exit code
@@ -235,6 +235,11 @@ STANDALONE = [
         # ComfyUI rejecting a workflow before it runs (execution.py validate_prompt, logged at ERROR but
         # shown bare on its console: "Failed to validate prompt for output 448:", then the reasons)
         r"|^Failed to validate prompt for output \S{1,40}:\s*$|^invalid prompt: \{'type': 'prompt_outputs_failed_validation'"
+        # W&B's sweep agent on a run that raised ("Run 0jbbwa4t errored: IndexError('list index out of range')"),
+        # giving up on the sweep, and the footer of a run that failed ("Waiting for W&B process to finish... (failed 1)")
+        r"|^(?:wandb: ERROR )?Run \w{1,40} errored: [A-Z]\w{0,60}(?:Error|Exception|Interrupt)\b"
+        r"|Detected \d{1,6} failed runs in the first \d{1,7} seconds, killing sweep"
+        r"|Waiting for W&B process to finish\.{0,3} ?\(failed [1-9]"
         # pytest's report of failed tests: a FAILED summary line, the FAILURES banner
         r"|^FAILED \S{1,300}::\S{1,300}|^={3,200} (?:FAILURES|ERRORS) ={3,200}\s*$"
         # glibc's heap checks (GLIBC_HEAP); glog's and absl's fatal check (an F-severity record,
@@ -317,6 +322,8 @@ TRIGGER = re.compile(
     rb"|corrupted double-linked|malloc_consolidate\(\): |Check failed: |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
     rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS ="
     rb"|Failed to validate prompt|prompt_outputs_failed_validation"
+    # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")
+    rb"|errored: |killing sweep|\(failed |abort  |bus error  |segmentation fault  |trace trap  |illegal hardware instruction|floating point exception"
     rb"|" + "进程已结束".encode()
     + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record

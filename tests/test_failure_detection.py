@@ -166,6 +166,10 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "Process 7744 (journalctl) of user 0 dumped core.",
     # ComfyUI rejecting a workflow, its ERROR record shown bare (Comfy-Org/ComfyUI#1090)
     "Failed to validate prompt for output 448:",
+    # zsh's job table in lower case (karpathy/llm.c#35); W&B's sweep agent on a run that raised (wandb/wandb#4628)
+    "[1]    15017 bus error  python3 train_gpt2.py",
+    "wandb: ERROR Run 0jbbwa4t errored: IndexError('list index out of range')",
+    "Waiting for W&B process to finish... (failed 1). Press Control-C to abort syncing.",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
