@@ -14,6 +14,7 @@ try:  # declared for every platform; without it every standalone regex is tried
 except ImportError:  # pragma: no cover
     ahocorasick_rs = None
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from . import patterns as P
 from .memo import Memo
@@ -421,13 +422,21 @@ class StandaloneFilter:
         return [need is None or not need.isdisjoint(found) for need in self.needs]
 
 
-_FILTER = StandaloneFilter(P.STANDALONE)
+# Below this length the regexes are cheaper than the filter's pass (and most logs never build it:
+# parsing the regexes for their literals costs about 15 ms of start-up).
+FILTER_FROM = 256
+
+
+@lru_cache(maxsize=1)
+def _filter() -> StandaloneFilter:
+    return StandaloneFilter(P.STANDALONE)
 
 
 def _standalone_kind(text: str, warnings: bool) -> str | None:
     """The kind of incident a line is on its own (a watchdog, a kill, a launcher notice, and with
     `warnings` a warning), or None."""
-    for (kind, pattern), may in zip(P.STANDALONE, _FILTER.candidates(text)):
+    mays = _filter().candidates(text) if len(text) >= FILTER_FROM else [True] * len(P.STANDALONE)
+    for (kind, pattern), may in zip(P.STANDALONE, mays):
         if may and (warnings or kind != "warning") and pattern.search(text):
             return kind
     return None
