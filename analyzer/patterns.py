@@ -232,6 +232,9 @@ STANDALONE = [
         r"|^\S{1,100}\.pl: (?:\d{1,7} / \d{1,7} failed|job failed), log is in \S"
         r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
         r"|^error: 'mps\.\w{1,60}' op "
+        # Apple's frameworks asserting (Metal Performance Shaders under torch's MPS backend; the line may be
+        # glued to a tqdm bar): ".../MPSNDArrayGatherND.mm:256: failed assertion `Rank of updates array ...'"
+        r"|[\\/][\w+-]{1,100}\.mm:\d{1,6}: failed assertion `"
         # ComfyUI rejecting a workflow before it runs (execution.py validate_prompt, logged at ERROR but
         # shown bare on its console: "Failed to validate prompt for output 448:", then the reasons)
         r"|^Failed to validate prompt for output \S{1,40}:\s*$|^invalid prompt: \{'type': 'prompt_outputs_failed_validation'"
@@ -323,7 +326,7 @@ TRIGGER = re.compile(
     rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS ="
     rb"|Failed to validate prompt|prompt_outputs_failed_validation"
     # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")
-    rb"|errored: |killing sweep|\(failed |abort  |bus error  |segmentation fault  |trace trap  |illegal hardware instruction|floating point exception"
+    rb"|failed assertion `|errored: |killing sweep|\(failed |abort  |bus error  |segmentation fault  |trace trap  |illegal hardware instruction|floating point exception"
     rb"|" + "进程已结束".encode()
     + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record

@@ -170,6 +170,11 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "[1]    15017 bus error  python3 train_gpt2.py",
     "wandb: ERROR Run 0jbbwa4t errored: IndexError('list index out of range')",
     "Waiting for W&B process to finish... (failed 1). Press Control-C to abort syncing.",
+    # Metal Performance Shaders asserting under torch's MPS backend, glued to a tqdm bar (THU-MIG/yolov10#305)
+    "                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95):   0%|          | 0/19 "
+    "[00:00<?, ?it/s]/AppleInternal/Library/BuildRoots/91a344b1-f985-11ee-b563-fe8bc7981bff/Library/Caches/com.apple.xbs/"
+    "Sources/MetalPerformanceShaders/MPSNDArray/Kernels/MPSNDArrayGatherND.mm:256: failed assertion `Rank of updates "
+    "array (1) must be greater than or equal to inner-most dimension of indices array (300)'",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
