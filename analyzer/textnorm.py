@@ -34,11 +34,12 @@ _LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]
                      r"|^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d) - [A-Z]{4,8} - [\w.]{1,100} - ")
 # A code viewer's line number ("  42 | "), and Kaggle's log export: the seconds since the kernel
 # started and the line's number, tab-separated ("447.5s\t314\tGPU = Tesla P100-PCIE-16GB.", "_447.3s\t313\t"):
-# An editor's gutter without a bar, kept only before what a traceback prints (its header, a frame, an
-# indented source line, an exception), so a number that starts a log line is never taken for one
+# An editor's gutter without a bar, or a bar without a number (Buildkite's web view: "  | File ..."),
+# read off only before what a traceback prints (its header, a frame, an indented source line, an
+# exception), so a number that starts a log line is never taken for one
 # ("  3   File \"<frozen runpy>\", line 198, in _run_module_as_main", axolotl-ai-cloud/axolotl#1597).
 _LINENO = re.compile(r"^ {0,6}\d{1,7} \| |^_?\d{1,7}(?:\.\d{1,3})?s\t\d{1,7}\t"
-                     r"|^ {0,6}\d{1,6} (?= {0,5}File \"| {2,}\S| {0,3}Traceback \(most|[A-Za-z_][\w.]{0,100}(?:Error|Exception)\b)")
+                     r"|^ {0,6}(?:\d{1,6}|\|) (?= {0,5}File \"| {2,}\S| {0,3}Traceback \(most|[A-Za-z_][\w.]{0,100}(?:Error|Exception)\b)")
 # These name where the line came from, taken as the host: docker compose's service column
 # ("trainer-1  | ", "trainer_1  | "), kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), and
 # Ray's per-process prefix on a worker's or actor's output (verl, OpenRLHF, ray.train):

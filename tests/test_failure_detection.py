@@ -351,3 +351,17 @@ def test_a_header_alone_yields_to_a_signal_before_it(engine):
     (huggingface/open-r1#675): the kill is the root, the header only says something raised."""
     d = engine.diagnose([str(ROOT_FIELD / "openr1-675.log")])
     assert d.verdict == "known" and d.matches[0].entry.id == "host-oom-sigkill"
+
+
+def test_a_bar_gutter_before_the_frames_is_read_through(engine, tmp_path):
+    """A log copied from Buildkite's web view: the header unprefixed, a '--' row, then '  | ' before
+    every later line (ray-project/ray#32468): the traceback and its exception are read."""
+    lines = ["Traceback (most recent call last):", "--",
+             '  | File "/tmp/release-L9lFxomu4C/release/ray_release/glue.py", line 313, in run_release_test',
+             "  | command, env=command_env, timeout=command_timeout",
+             '  | File "/tmp/release-L9lFxomu4C/release/ray_release/command_runner/job_runner.py", line 119, in run_command',
+             '  | raise CommandError(f"Command returned non-success status: {status_code}")',
+             "  | ray_release.exception.CommandError: Command returned non-success status: -1"]
+    d = engine.diagnose([str(_write(tmp_path, "bk.log", "\n".join(lines) + "\n"))])
+    assert d.root.exception == "ray_release.exception.CommandError"
+    assert [f.func for f in d.root.frames] == ["run_release_test", "run_command"]
