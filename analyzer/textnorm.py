@@ -40,6 +40,9 @@ _LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]
 # ("  3   File \"<frozen runpy>\", line 198, in _run_module_as_main", axolotl-ai-cloud/axolotl#1597).
 _LINENO = re.compile(r"^ {0,6}\d{1,7} \| |^_?\d{1,7}(?:\.\d{1,3})?s\t\d{1,7}\t"
                      r"|^ {0,6}(?:\d{1,6}|\|) (?= {0,5}File \"| {2,}\S| {0,3}Traceback \(most|[A-Za-z_][\w.]{0,100}(?:Error|Exception)\b)")
+# A frame line as a job-log viewer escapes it CSV-style (lm-sys/FastChat#1100: '[INFO] [Driver] File
+# ""/home/u/train.py"", line 13, in <module>"'): the quotes are doubled and a stray one ends the line.
+_CSV_FRAME = re.compile(r'File ""([^"]{1,4000})"", line (\d{1,7})([^"]{0,400})"?$')
 # These name where the line came from, taken as the host: docker compose's service column
 # ("trainer-1  | ", "trainer_1  | "), kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), and
 # Ray's per-process prefix on a worker's or actor's output (verl, OpenRLHF, ray.train):
@@ -160,6 +163,8 @@ def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int,
                 host, host_span, text, at = m.group(1), (at + m.start(1), at + m.end(1)), text[m.end():], at + m.end()
                 continue
         break
+    if 'File ""' in text:  # a traceback a log viewer escaped CSV-style: its quotes doubled, one left at the end
+        text = _CSV_FRAME.sub(r'File "\1", line \2\3', text)
     return CleanLine(text=text, rank=rank, host=host, timestamp=ts), rank_span, host_span
 
 

@@ -365,3 +365,18 @@ def test_a_bar_gutter_before_the_frames_is_read_through(engine, tmp_path):
     d = engine.diagnose([str(_write(tmp_path, "bk.log", "\n".join(lines) + "\n"))])
     assert d.root.exception == "ray_release.exception.CommandError"
     assert [f.func for f in d.root.frames] == ["run_release_test", "run_command"]
+
+
+def test_frames_escaped_csv_style_are_read(engine, tmp_path):
+    """A job-log viewer that doubles the quotes of each frame and leaves one at the end of the line
+    (lm-sys/FastChat#1100, behind its time stamp and '[INFO] [Driver]'): the frames are read."""
+    lines = ["2023-05-08 10:33:13.000 [INFO] [Driver] Traceback (most recent call last):",
+             '2023-05-08 10:33:13.000 [INFO] [Driver] File ""/home/xxxxxx/source/FastChat/fastchat/train/train_mem.py"", '
+             'line 13, in <module>"',
+             "2023-05-08 10:33:13.000 [INFO] [Driver] train()",
+             '2023-05-08 10:33:13.000 [INFO] [Driver] File ""/home/xxxxxx/source/FastChat/fastchat/train/train.py"", '
+             'line 245, in train"',
+             "2023-05-08 10:33:13.000 [INFO] [Driver] trainer.train()"]
+    d = engine.diagnose([str(_write(tmp_path, "csv.log", "Loading\n" + "\n".join(lines) + "\n"))])
+    assert d.verdict == "unknown" and d.root.truncated
+    assert [f.func for f in d.root.frames] == ["<module>", "train"]
