@@ -232,6 +232,10 @@ class Matcher:
                 ]
             signals = [s for s in signals if s.score != 0]
             conf = self.calibration.confidence(_features(signals))
+            if inc.exception and not inc.truncated and not _stated(signals):
+                # the log states an exception that neither the entry's patterns nor its messages resemble:
+                # frames and vocabulary alone say where it happened, not that it is this failure
+                conf = min(conf, self.calibration.threshold * BELOW)
             captures = next((g.captures for g in signals if g.name == "regex"), {})
             advice = [a for a in (x.render(facts, captures) for x in entry.advice) if a]
             harmless = [c for c in entry.unless if c.holds(facts)]
@@ -316,6 +320,18 @@ def raised_in_library(inc: Incident | None) -> bool:
     reports a call with the wrong arguments, is installed (lead.library_of) or a framework's checkout,
     not the user's own script."""
     return bool(inc and inc.frames and (library_of(inc.frames[-1:]) or _CHECKOUT.search(inc.frames[-1].file)))
+
+
+# what a named entry's confidence is held to when only frames and vocabulary support it (a share of
+# the threshold: it stays a candidate, reported as the nearest entry)
+BELOW = 0.9
+# fuzzy similarity from which a stated exception counts as resembling an entry's messages
+RESEMBLES = 0.3
+
+
+def _stated(signals: list) -> bool:
+    """Whether the incident's own exception line supports the entry: its regex, or its messages."""
+    return any(g.name == "regex" or (g.name == "fuzzy" and g.score >= RESEMBLES) for g in signals)
 
 
 def _captures(m: re.Match) -> dict[str, str]:

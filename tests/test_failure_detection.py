@@ -380,3 +380,14 @@ def test_frames_escaped_csv_style_are_read(engine, tmp_path):
     d = engine.diagnose([str(_write(tmp_path, "csv.log", "Loading\n" + "\n".join(lines) + "\n"))])
     assert d.verdict == "unknown" and d.root.truncated
     assert [f.func for f in d.root.frames] == ["<module>", "train"]
+
+
+def test_frames_alone_do_not_name_an_entry_against_a_stated_exception(engine):
+    """LLaVA-NeXT#4 raises 'ValueError: vision_tower_image_size is not found in the vision tower' inside
+    prepare_inputs_labels_for_multimodal, the frame where image-token mismatches are raised too: with
+    neither the entry's patterns nor its messages resembling the exception, the frame keeps it a
+    candidate below the threshold (a cut traceback with no exception may still be named by its frames,
+    zero-grad-reduced-twice.pos-llamafactory-minicpmv-partial)."""
+    d = engine.diagnose([str(ROOT_FIELD / "llavanext-4.log")])
+    assert d.verdict == "unknown"
+    assert all(s.confidence < d.threshold for s in d.matches)
