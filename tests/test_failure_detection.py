@@ -198,22 +198,6 @@ def test_error_level_lines_of_healthy_runs_stay_clean(engine, tmp_path, line):
     assert d.verdict == "clean", d.root and d.root.first.text
 
 
-def test_kaggles_log_export_prefix_is_read_through(engine, tmp_path):
-    """Kaggle's log view puts the seconds since start and a line number, tab-separated, before every line
-    (unslothai/unsloth#516): the traceback under it is read as if the prefix were not there."""
-    lines = ["450.9s\t321\tTraceback (most recent call last):",
-             '450.9s\t322\t  File "/opt/conda/lib/python3.10/site-packages/nbclient/client.py", line 730, in _async_poll_for_reply',
-             "450.9s\t323\t    msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=new_timeout))",
-             '450.9s\t324\t  File "/opt/conda/lib/python3.10/site-packages/nbclient/util.py", line 96, in ensure_async',
-             "450.9s\t325\t    result = await obj",
-             '450.9s\t326\t  File "/opt/conda/lib/python3.10/site-packages/jupyter_client/channels.py", line 310, in get_msg',
-             "450.9s\t327\t    ready = await self.socket.poll(timeout)",
-             "450.9s\t328\tasyncio.exceptions.CancelledError"]
-    d = engine.diagnose([str(_write(tmp_path, "kaggle.log", "\n".join(lines) + "\n"))])
-    assert d.root.exception == "asyncio.exceptions.CancelledError"
-    assert [f.func for f in d.root.frames] == ["_async_poll_for_reply", "ensure_async", "get_msg"]
-
-
 def test_ipython7_frames_cut_before_their_exception_are_a_failure(engine, tmp_path):
     """IPython before 8 names a frame as "path.py in func(args)" with the line on a "-->" arrow below
     (aws/sagemaker-python-sdk#1442, pasted without its banner or exception): the frames are read."""
@@ -353,35 +337,6 @@ def test_a_header_alone_yields_to_a_signal_before_it(engine):
     assert d.verdict == "known" and d.matches[0].entry.id == "host-oom-sigkill"
 
 
-def test_a_bar_gutter_before_the_frames_is_read_through(engine, tmp_path):
-    """A log copied from Buildkite's web view: the header unprefixed, a '--' row, then '  | ' before
-    every later line (ray-project/ray#32468): the traceback and its exception are read."""
-    lines = ["Traceback (most recent call last):", "--",
-             '  | File "/tmp/release-L9lFxomu4C/release/ray_release/glue.py", line 313, in run_release_test',
-             "  | command, env=command_env, timeout=command_timeout",
-             '  | File "/tmp/release-L9lFxomu4C/release/ray_release/command_runner/job_runner.py", line 119, in run_command',
-             '  | raise CommandError(f"Command returned non-success status: {status_code}")',
-             "  | ray_release.exception.CommandError: Command returned non-success status: -1"]
-    d = engine.diagnose([str(_write(tmp_path, "bk.log", "\n".join(lines) + "\n"))])
-    assert d.root.exception == "ray_release.exception.CommandError"
-    assert [f.func for f in d.root.frames] == ["run_release_test", "run_command"]
-
-
-def test_frames_escaped_csv_style_are_read(engine, tmp_path):
-    """A job-log viewer that doubles the quotes of each frame and leaves one at the end of the line
-    (lm-sys/FastChat#1100, behind its time stamp and '[INFO] [Driver]'): the frames are read."""
-    lines = ["2023-05-08 10:33:13.000 [INFO] [Driver] Traceback (most recent call last):",
-             '2023-05-08 10:33:13.000 [INFO] [Driver] File ""/home/xxxxxx/source/FastChat/fastchat/train/train_mem.py"", '
-             'line 13, in <module>"',
-             "2023-05-08 10:33:13.000 [INFO] [Driver] train()",
-             '2023-05-08 10:33:13.000 [INFO] [Driver] File ""/home/xxxxxx/source/FastChat/fastchat/train/train.py"", '
-             'line 245, in train"',
-             "2023-05-08 10:33:13.000 [INFO] [Driver] trainer.train()"]
-    d = engine.diagnose([str(_write(tmp_path, "csv.log", "Loading\n" + "\n".join(lines) + "\n"))])
-    assert d.verdict == "unknown" and d.root.truncated
-    assert [f.func for f in d.root.frames] == ["<module>", "train"]
-
-
 def test_frames_alone_do_not_name_an_entry_against_a_stated_exception(engine):
     """LLaVA-NeXT#4 raises 'ValueError: vision_tower_image_size is not found in the vision tower' inside
     prepare_inputs_labels_for_multimodal, the frame where image-token mismatches are raised too: with
@@ -391,3 +346,44 @@ def test_frames_alone_do_not_name_an_entry_against_a_stated_exception(engine):
     d = engine.diagnose([str(ROOT_FIELD / "llavanext-4.log")])
     assert d.verdict == "unknown"
     assert all(s.confidence < d.threshold for s in d.matches)
+
+
+# A traceback under what a log viewer puts before or around its lines: Kaggle's export (seconds and
+# line number, tab-separated; unslothai/unsloth#516), Buildkite's web view (the header unprefixed, a
+# '--' row, then '  | ' before every later line; ray-project/ray#32468), a job-log viewer that doubles
+# each frame's quotes and leaves one at the end (lm-sys/FastChat#1100): the lines are read as if the
+# viewer had not been there. (shape, lines, exception or None when cut, frames)
+VIEWERS = {
+    "kaggle": (["450.9s\t321\tTraceback (most recent call last):",
+                '450.9s\t322\t  File "/opt/conda/lib/python3.10/site-packages/nbclient/client.py", line 730, in _async_poll_for_reply',
+                "450.9s\t323\t    msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=new_timeout))",
+                '450.9s\t324\t  File "/opt/conda/lib/python3.10/site-packages/nbclient/util.py", line 96, in ensure_async',
+                "450.9s\t325\t    result = await obj",
+                '450.9s\t326\t  File "/opt/conda/lib/python3.10/site-packages/jupyter_client/channels.py", line 310, in get_msg',
+                "450.9s\t327\t    ready = await self.socket.poll(timeout)",
+                "450.9s\t328\tasyncio.exceptions.CancelledError"],
+               "asyncio.exceptions.CancelledError", ["_async_poll_for_reply", "ensure_async", "get_msg"]),
+    "buildkite": (["Traceback (most recent call last):", "--",
+                   '  | File "/tmp/release-L9lFxomu4C/release/ray_release/glue.py", line 313, in run_release_test',
+                   "  | command, env=command_env, timeout=command_timeout",
+                   '  | File "/tmp/release-L9lFxomu4C/release/ray_release/command_runner/job_runner.py", line 119, in run_command',
+                   '  | raise CommandError(f"Command returned non-success status: {status_code}")',
+                   "  | ray_release.exception.CommandError: Command returned non-success status: -1"],
+                  "ray_release.exception.CommandError", ["run_release_test", "run_command"]),
+    "csv-escaped": (["2023-05-08 10:33:13.000 [INFO] [Driver] Traceback (most recent call last):",
+                     '2023-05-08 10:33:13.000 [INFO] [Driver] File ""/home/xxxxxx/source/FastChat/fastchat/train/train_mem.py"", '
+                     'line 13, in <module>"',
+                     "2023-05-08 10:33:13.000 [INFO] [Driver] train()",
+                     '2023-05-08 10:33:13.000 [INFO] [Driver] File ""/home/xxxxxx/source/FastChat/fastchat/train/train.py"", '
+                     'line 245, in train"',
+                     "2023-05-08 10:33:13.000 [INFO] [Driver] trainer.train()"],
+                    None, ["<module>", "train"]),
+}
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_a_traceback_under_a_log_viewer_is_read_through(engine, tmp_path, viewer):
+    lines, exception, funcs = VIEWERS[viewer]
+    d = engine.diagnose([str(_write(tmp_path, "v.log", "Loading\n" + "\n".join(lines) + "\n"))])
+    assert d.root.exception == exception and d.root.truncated == (exception is None)
+    assert [f.func for f in d.root.frames] == funcs
