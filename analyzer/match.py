@@ -232,9 +232,10 @@ class Matcher:
                 ]
             signals = [s for s in signals if s.score != 0]
             conf = self.calibration.confidence(_features(signals))
-            if inc.exception and not inc.truncated and not _stated(signals):
+            if inc.exception and inc.message.strip() and not inc.truncated and not _stated(signals):
                 # the log states an exception that neither the entry's patterns nor its messages resemble:
-                # frames and vocabulary alone say where it happened, not that it is this failure
+                # frames and vocabulary alone say where it happened, not that it is this failure (a bare
+                # `AssertionError` states nothing to resemble: its frames may decide)
                 conf = min(conf, self.calibration.threshold * BELOW)
             captures = next((g.captures for g in signals if g.name == "regex"), {})
             advice = [a for a in (x.render(facts, captures) for x in entry.advice) if a]
