@@ -105,10 +105,12 @@ class Incident:
 
     @property
     def where(self) -> str:
-        """`path:line`, then the ranks (eight at most) and how many times it folded."""
+        """`path:line` of the line a user would quote (the exception's, not the traceback's first), then
+        the ranks (eight at most) and how many times it folded."""
         ranks = f" rank {','.join(self.ranks[:8])}{'...' if len(self.ranks) > 8 else ''}" if self.ranks else ""
         times = f" (x{self.count})" if self.count > 1 else ""
-        return f"{self.first.path}:{self.first.lineno}{ranks}{times}"
+        q = self.quoted
+        return f"{q.path}:{q.lineno}{ranks}{times}"
 
     @property
     def truncated(self) -> bool:

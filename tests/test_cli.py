@@ -156,3 +156,16 @@ def test_top_is_honoured_by_the_text_and_markdown_reports(engine, tmp_path):
         out = render(d)
         assert "Also considered" in out and all(s.entry.id in out.split("Also considered")[1] for s in d.runners_up)
     assert "Also considered" not in text.render(engine.diagnose([str(log)], top=1))
+
+
+def test_the_at_line_is_the_exception_line(run_vlkb):
+    """The headline's 'at' points at the line a user would quote, the exception (line 30 of the sample),
+    not the traceback's first line (issue 16); text and Markdown agree."""
+    from pathlib import Path
+
+    lines = Path(SAMPLE).read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines, 1) if line.startswith("AssertionError: The parameter"))
+    _, out, _ = run_vlkb("diagnose", SAMPLE, "--no-history")
+    assert f"at {SAMPLE}:{at}" in out
+    _, md, _ = run_vlkb("diagnose", SAMPLE, "--no-history", "--format", "markdown")
+    assert f"Failure at `{SAMPLE}:{at}`" in md

@@ -101,7 +101,7 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
     if d.verdict in ("known", "suspicious"):
         s, subject = d.named, d.subject
         e = s.entry
-        where = code(f"{subject.first.path}:{subject.first.lineno}") if subject else ""
+        where = code(f"{subject.quoted.path}:{subject.quoted.lineno}") if subject else ""
         lead = ([d.suspicion + (inline(subject.summary)[:width] + " at " if subject.kind == "stall" else "") + where, ""]
                 if d.verdict == "suspicious" else [f"Failure at {where}: {inline(subject.summary)[:width]}", ""])
         advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
