@@ -24,14 +24,13 @@ _SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus erro
                  (re.compile(r"非法指令"), 4), (re.compile(r"浮点数例外"), 8), (re.compile(r"已终止"), 15),
                  (re.compile(r"已杀死"), 9),
                  # zsh's job notices, macOS's "Killed: 9", SLURM's memory-limit kill
-                 (re.compile(r"^zsh: killed |^Killed: 9\s*$|exceeded memory limit .{0,120}being killed"
+                 (re.compile(_ZSH + r"killed |^Killed: 9\s*$|exceeded memory limit .{0,120}being killed"
                              r"|killed due to memory pressure \(OOM\)"), 9),
                  # in the foreground ("zsh: bus error  python3 x.py") or in its job table ("[1]    15017 bus error
                  # python3 train_gpt2.py"); IOT is SIGABRT's other name, trace trap SIGTRAP's
                  (re.compile(_ZSH + r"(?:abort|IOT instruction) "), 6), (re.compile(_ZSH + r"segmentation fault "), 11),
                  (re.compile(_ZSH + r"bus error "), 7), (re.compile(_ZSH + r"illegal hardware instruction "), 4),
                  (re.compile(_ZSH + r"floating point exception "), 8), (re.compile(_ZSH + r"trace trap "), 5),
-                 (re.compile(r"^\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8}killed "), 9),
                  # bash's job notices ("./run.sh: line 171: 14815 Terminated  python3 ...", "[1]+  Terminated  ...")
                  (re.compile(r"^(?:\S+: line \d+: +\d+ +|\[\d+\][+-]? +)Terminated\b"), 15),
                  # the shell's notice, glibc's, and std::terminate, which aborts (the NCCL watchdog's way out)

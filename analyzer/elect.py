@@ -164,7 +164,7 @@ def elect(incidents: list[Incident]) -> list[Incident]:
         elif klass == 0 and inc.truncated:
             # a header alone (the paste stopped right after it) says only that something raised: a
             # signal, a metric or an exception the log states elsewhere says more
-            klass = 1 if inc.frames or any(line.text.strip() for line in inc.lines[1:]) else 3
+            klass = 1 if inc.frames or not inc.header_only else 3
         elif klass == 0 and inc.exception is None and _detail_follows(inc.first.text):
             klass = 3
         named = 0 if root_rank is not None and _has_rank(inc, root_rank) else 1

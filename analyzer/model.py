@@ -104,6 +104,11 @@ class Incident:
         return h.line if h is not None and h.line is not None else self.first
 
     @property
+    def header_only(self) -> bool:
+        """Nothing after the record's first line but blank ones (a traceback header the paste stopped at)."""
+        return not any(line.text.strip() for line in self.lines[1:])
+
+    @property
     def where(self) -> str:
         """`path:line` of the line a user would quote (the exception's, not the traceback's first), then
         the ranks (eight at most) and how many times it folded."""
@@ -129,8 +134,7 @@ class Incident:
             last = self.frames[-1] if self.frames else None
             if last:
                 return f"traceback cut before its exception (last frame {last.basename}:{last.func})"
-            started = any(line.text.strip() for line in self.lines[1:])
-            return "traceback cut inside its first frame" if started else "traceback cut right after its header"
+            return "traceback cut right after its header" if self.header_only else "traceback cut inside its first frame"
         head = (self.message.splitlines() or [""])[0]
         if self.exception:  # a bare `AssertionError` is quoted as its type alone
             return " ".join((f"{self.exception}: {head}" if head else self.exception).split())

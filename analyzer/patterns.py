@@ -124,6 +124,9 @@ GLIBC_HEAP = re.compile(
     r"|unaligned tcache chunk detected|unsorted double linked list corrupted)|corrupted size vs\. prev_size"
     r"|corrupted double-linked list|malloc_consolidate\(\): invalid chunk size)\s*$"
 )
+# an IDE's run console when the process ended, in English and zh_CN (PyCharm: "Process finished with exit
+# code 1", "进程已结束,退出代码-1073740940 (0xC0000374)"); the code follows
+_IDE_EXIT = r"^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}"
 # kind -> pattern searched in the cleaned line
 STANDALONE = [
     # torch.distributed ProcessGroupNCCL watchdog and friends
@@ -157,7 +160,7 @@ STANDALONE = [
         r"|\bterminated by signal SIG[A-Z]{2,6}\b"
         # systemd-coredump's report ("Process 7744 (journalctl) of user 0 dumped core.")
         r"|^Process \d{1,10} \([^)]{1,64}\) of user \d{1,10} dumped core\."
-        r"|^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}(?:-\d{1,11}|\d{1,3} \(interrupted by signal \d)"
+        r"|" + _IDE_EXIT + r"(?:-\d{1,11}|\d{1,3} \(interrupted by signal \d)"
         r"|^Killed: 9\s*$|^slurmstepd: (?:error: )?.{0,120}exceeded memory limit .{0,120}being killed"
         # the same notices in a zh_CN locale (glibc's and bash's translations: "已放弃 (核心已转储)" is
         # "Aborted (core dumped)"), and Windows' faulthandler header ("Windows fatal exception: access violation")
@@ -195,7 +198,7 @@ STANDALONE = [
         # Paddle's launcher ("Container rank 0 status failed cmd ['/usr/bin/python3.8', '-u', 'train.py'] code -6 log ...")
         r"|^Container rank \d{1,6} status failed cmd \["
         # the same IDE line after any other failed exit ("Process finished with exit code 1")
-        r"|^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}[1-9]\d{0,10}\b"
+        r"|" + _IDE_EXIT + r"[1-9]\d{0,10}\b"
     )),
     # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",

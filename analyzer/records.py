@@ -338,7 +338,7 @@ class RecordParser:
         inc = op.incident
         self._open.pop(inc.first.stream, None)
         if inc.kind == "traceback" and not inc.frames and not inc.chain and not _cut_in_first_frame(inc) \
-                and not (at_end and not any(line.text.strip() for line in inc.lines[1:])):
+                and not (at_end and inc.header_only):
             # a lone "Traceback (most recent call last):" followed by other output carries nothing; one cut
             # in its first frame does, and so does one that is the last thing the paste holds (it stopped
             # right after the run raised)

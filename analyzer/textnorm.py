@@ -18,8 +18,9 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 # Log text is untrusted and must not reach a terminal raw: C0 controls (tab and newline kept) and DEL,
 # and C1 controls, U+0080-U+009F, which some terminals obey in UTF-8 too (U+009B is CSI, U+009D
 # OSC): a log line must not move the cursor or set the window's title.
-CONTROL_C0 = r"[\x00-\x08\x0b-\x1f\x7f]"
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+_C0 = r"\x00-\x08\x0b-\x1f\x7f"
+CONTROL_C0 = f"[{_C0}]"
+CONTROL = re.compile(f"[{_C0}\\x80-\\x9f]")
 # GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
 # or give an offset.
 # Buildkite's web view brackets it ("[2024-08-09T08:48:57Z] ERROR 08-09 08:48:57 async_llm_engine.py:61] ...").

@@ -56,14 +56,6 @@ def default_path() -> Path:
     return home() / DB_NAME
 
 
-def fingerprint(inc) -> str:
-    """Stable across ranks, paths, numbers and timestamps: what the failure is, not where it ran (the
-    core's vlkb.analyzer.elect.stable_id, which SARIF's fingerprints use too)."""
-    from vlkb.analyzer.elect import stable_id
-
-    return stable_id(inc)
-
-
 def connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
@@ -90,7 +82,9 @@ def record(path: Path, diagnosis, now: datetime | None = None) -> Seen | None:
     """Look up the root's earlier sightings, then add this diagnosis; None when nothing failed."""
     subject = diagnosis.subject
     at = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
-    fp = fingerprint(subject) if subject is not None else None
+    from vlkb.analyzer.elect import stable_id  # the key SARIF's fingerprints use too
+
+    fp = stable_id(subject) if subject is not None else None
     named = diagnosis.named
     row = (at, fp, diagnosis.verdict, named.entry.id if named else None, named.confidence if named else None,
            _summary(subject), ", ".join(os.path.basename(i) or i for i in diagnosis.inputs)[:500])
