@@ -74,7 +74,7 @@ def _key(names: str) -> str:
     return rf"""(?:^|[\s,{{(\['"])(?:--)?(?:{names})"""
 
 
-# key, regex, kind ("bool" | "int" | "word" | "flag": a bare --flag means true)
+# key, regex, kind ("bool" | "int" | "float" | "word" | "flag": a bare --flag means true)
 CONFIG = [
     ("zero_stage", re.compile(r"(?:zero_optimization_stage|\bzero_stage|\"stage\"|'stage'|zero_config\s*\.+\s*stage)"
                               r"""["']?\s*(?:[:=]|\s\.{3,})\s*["']?(?P<v>[0-3])\b""", re.I), "int"),
@@ -98,7 +98,24 @@ CONFIG = [
                               + _SEP + _NUM + r"|Instantaneous batch size per device = " + _NUM.replace("P<v>", "P<v2>")), "int"),
     ("gradient_accumulation_steps", re.compile(_key("gradient_accumulation_steps") + _SEP + _NUM
                                                + r"|Gradient Accumulation steps = " + _NUM.replace("P<v>", "P<v2>")), "int"),
+    # the sequence limit: LLaMA-Factory cutoff_len, LLaVA/HF model_max_length, TRL/axolotl max_seq_length,
+    # ms-swift --max_length (only as a flag: a bare max_length is also generation_config's)
+    ("max_length", re.compile(_key("cutoff_len|model_max_length|max_seq_length|max_seq_len|sequence_len") + _SEP + _NUM
+                              + r"|(?:^|\s)--max_length[= ]" + _NUM.replace("P<v>", "P<v2>")), "int"),
+    # an image's pixel cap: LLaMA-Factory image_max_pixels, Qwen2-VL processor max_pixels, ms-swift MAX_PIXELS
+    ("max_pixels", re.compile(_key("image_max_pixels|max_pixels|MAX_PIXELS") + _SEP + _NUM), "int"),
+    ("learning_rate", re.compile(_key("learning_rate|lr") + _SEP + _NUM), "float"),
+    # HF/LLaMA-Factory max_grad_norm, DeepSpeed gradient_clipping, Lightning gradient_clip_val
+    ("max_grad_norm", re.compile(_key("max_grad_norm|gradient_clipping|gradient_clip_val|clip_grad") + _SEP + _NUM), "float"),
+    # accelerate's state print "Num processes: 8", torchrun/DeepSpeed "world_size=8"
+    ("world_size", re.compile(_key("world_size|num_processes") + _SEP + _NUM
+                              + r"|\bNum processes: " + _NUM.replace("P<v>", "P<v2>")), "int"),
+    ("nproc_per_node", re.compile(_key("nproc_per_node|nproc-per-node|num_gpus") + _SEP + _NUM), "int"),
 ]
+# A metrics line (the Trainer's {'loss': ..., 'learning_rate': ...}) states the scheduled rate of one
+# step, not the run's setting: the config keys it repeats are not read from it.
+_METRICS = re.compile(r"""['"](?:loss|epoch)['"]\s*:""")
+_STEP_VALUES = {"learning_rate", "max_grad_norm"}
 
 # Lines that state how the run was configured; KB `context` hints are matched against them.
 CONFIG_LINE = re.compile(
@@ -120,7 +137,9 @@ TRIGGER_WORDS = [
     "accumulation", "Accumulation", "torch==", "transformers", "Qwen", "qwen", "MiniCPM", "minicpm", "llava",
     "LLaVA", "InternVL", "internvl", "CogVLM", "cogvlm", "idefics", "Idefics", "paligemma", "PaliGemma",
     "vision", "Vision", "mllama", "DeepSeek-VL", "deepseek_vl", "GLM-4V", "glm4v", "pixtral", "Pixtral", "NCCL",
-    "finetuning_type", "train_type", "sft_type", "lora_enable",
+    "finetuning_type", "train_type", "sft_type", "lora_enable", "cutoff_len", "max_length", "max_seq_len",
+    "sequence_len", "max_pixels", "MAX_PIXELS", "learning_rate", "gradient_clipping", "gradient_clip_val",
+    "world_size", "Num processes", "num_processes", "nproc_per_node", "nproc-per-node", "num_gpus",
 ]
 
 
@@ -154,6 +173,15 @@ def _number(text: str) -> int | None:
         return int(float(text.replace(",", "").replace("_", "")))
     except ValueError:
         return None
+
+
+def _real(text: str) -> float | int | None:
+    """A float as the log wrote it; a whole number stays an int (`max_grad_norm: 1` reads 1)."""
+    try:
+        value = float(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() and abs(value) < 1e15 else value
 
 
 def _truth(text: str) -> bool:
@@ -194,8 +222,9 @@ class FactSheet:
             m = pattern.search(text)
             if m:
                 self._add(version_fact(m.group('name')), m.group("v").rstrip("."), line)
+        metrics = _METRICS.search(text) is not None
         for key, pattern, kind in CONFIG:
-            if key not in self.facts:
+            if key not in self.facts and not (metrics and key in _STEP_VALUES):
                 m = pattern.search(text)
                 if m:
                     self._read(key, kind, m, line)
@@ -220,6 +249,10 @@ class FactSheet:
             value = _number(raw)
             if value is not None:
                 self._add(key, value, line)
+        elif kind == "float":
+            value = _real(raw)
+            if value is not None:
+                self._add(key, value, line)
         else:
             self._add(key, _truth(raw), line)
 
@@ -241,7 +274,8 @@ def describe(fact: Fact) -> str:
 
 _ORDER = ["framework", "model", "zero_stage", "reduce_bucket_size", "allgather_bucket_size", "bf16", "fp16",
           "gradient_checkpointing", "use_reentrant", "freeze_vision_tower", "finetuning_type",
-          "batch_size", "gradient_accumulation_steps"]
+          "batch_size", "gradient_accumulation_steps", "learning_rate", "max_grad_norm", "max_length", "max_pixels",
+          "world_size", "nproc_per_node"]
 
 
 def ordered(facts: dict[str, Fact]) -> list[Fact]:

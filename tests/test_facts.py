@@ -51,6 +51,17 @@ LINES = [
     ("    --per_device_train_batch_size 4 \\", "batch_size", 4),
     ("  Instantaneous batch size per device = 2", "batch_size", 2),  # HF Trainer banner
     ("  Gradient Accumulation steps = 8", "gradient_accumulation_steps", 8),
+    ("    --cutoff_len 1024     --preprocessing_num_workers 16", "max_length", 1024),  # LLaMA-Factory CLI
+    ("    --model_max_length 2048 \\", "max_length", 2048),  # LLaVA scripts
+    ("max_seq_length: 4096", "max_length", 4096),  # axolotl / TRL YAML
+    ("--num_train_epochs 6 --max_length 2048 --check_dataset_strategy warning", "max_length", 2048),  # ms-swift
+    ("--image_min_pixels 200704 --image_max_pixels 1003520", "max_pixels", 1003520),
+    ("    --learning_rate 5e-5     --num_train_epochs 5.0", "learning_rate", 5e-05),
+    ("--weight_decay 0.1 --learning_rate 1e-04 --max_grad_norm 0.5", "max_grad_norm", 0.5),
+    ("[2023-09-12 00:26:13,147] [INFO] [config.py:967:print]   gradient_clipping ............ 1.0",
+     "max_grad_norm", 1),  # DeepSpeed config print
+    ("Num processes: 2", "world_size", 2),  # accelerate's state
+    ("torchrun --standalone --nproc_per_node=4 train_sft.py \\", "nproc_per_node", 4),
     ("model_name_or_path: Qwen/Qwen2-VL-7B-Instruct", "model", "Qwen2-VL"),
     ("model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct", "model", "Qwen2.5-VL"),
     ("    --model_type minicpm-v-v2_6-chat \\", "model", "MiniCPM-V"),
@@ -81,6 +92,27 @@ def test_a_fact_is_read_from_each_printer(text, key, value):
 def test_near_misses_state_no_config(text):
     facts = _sheet(text).facts
     assert not set(facts) & {"zero_stage", "bf16", "fp16", "batch_size"}, facts
+
+
+@pytest.mark.parametrize("text", [
+    "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 0.0001, 'epoch': 0.05}",  # one step's scheduled rate
+    "lr_scheduler_type: cosine",
+    "[INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=2, lr=[1.9e-05], mom=[(0.9, 0.999)]",
+    "  \"max_length\": 20,",  # generation_config.json, not the training limit
+])
+def test_step_values_and_generation_limits_are_not_the_runs_setting(text):
+    facts = _sheet(text).facts
+    assert not set(facts) & {"learning_rate", "max_grad_norm", "max_length"}, facts
+
+
+def test_advice_about_the_users_log_needs_the_log_to_say_it():
+    """Advice that tells users what their log shows renders only from what the log states: with no
+    facts and no captured values, none of it appears (a generic step belongs in the fix)."""
+    from vlkb.kb import load
+
+    spoken = [(e.id, a) for e in load() for a in e.advice if "your log" in a.text.lower()]
+    assert spoken
+    assert [(i, a.text) for i, a in spoken if a.render({}, {}) is not None] == []
 
 
 def test_the_first_value_wins_and_rank_prefixes_do_not_matter():
@@ -151,6 +183,15 @@ def test_facts_and_advice_in_every_format(run_vlkb, tmp_path):
     assert any("ZeRO stage 2" in a for a in d["matches"][0]["advice"])
     _, md, _ = run_vlkb("diagnose", str(log), "--format", "markdown")
     assert "| zero\\_stage | 2 |" in md and "**For this run**" in md
+
+
+def test_a_short_sequence_limit_in_the_log_is_named_in_the_advice(engine):
+    """LLaVA with --model_max_length 256: the image's tokens do not fit; the advice quotes 256."""
+    path = shipped_dir() / "image-token-mismatch" / "image-token-mismatch.pos-llava-start-end-tokens.log"
+    d = engine.diagnose([str(path)])
+    assert d.named.entry.id == "image-token-mismatch"
+    assert d.run["max_length"].value == 256
+    assert any("sequence limit to 256 tokens" in a for a in d.named.advice)
 
 
 def test_facts_are_ordered_config_first():
