@@ -50,8 +50,10 @@ RICH_BOX = re.compile(r"^\s*[│╭╰|]")
 # <module> │"), the line number wrapped onto the next row ("│ C:\...\launch.py:6 │" then "│ 04 in ...").
 RICH_PATH_FRAME = re.compile(r"^│\s*(?P<file>(?:[A-Za-z]:)?[^\s│]{0,400}[/\\][^\s│]{1,200}):(?P<line>\d+)"
                              r"(?:\s+in\s*(?P<func>[^\s│]*))?\s*(?:│|$)")
-# IPython/Jupyter: "NameError                                 Traceback (most recent call last)"
-IPYTHON_HEADER = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))\s{2,}Traceback \(most recent call last\)")
+# IPython/Jupyter: "NameError                                 Traceback (most recent call last)"; a copy
+# from a rendered notebook may lose the padding ("ExceptionTraceback (most recent call last)",
+# Lightning-AI/pytorch-lightning#3311)
+IPYTHON_HEADER = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception|Interrupt))\s*Traceback \(most recent call last\)")
 RICH_WRAPPED_FUNC = re.compile(r"^[│|]\s*([A-Za-z_<][\w<>]*)\s*[│|]\s*$")
 CHAIN = re.compile(
     r"^\s*(?:During handling of the above exception, another exception occurred"
@@ -249,8 +251,11 @@ STANDALONE = [
         # pytest's report of failed tests: a FAILED summary line, the FAILURES banner
         r"|^FAILED \S{1,300}::\S{1,300}|^={3,200} (?:FAILURES|ERRORS) ={3,200}\s*$"
         # glibc's heap checks (GLIBC_HEAP); glog's and absl's fatal check (an F-severity record,
-        # "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: ...", then its stack banner)
-        r"|" + GLIBC_HEAP.pattern + r"|^\*\*\* Check failure stack trace: \*\*\*"
+        # "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: ...", then its stack banner), also
+        # inside a TensorFlow/XLA status ("Exception in device=TPU:3: .../xrt_computation_client.cc:245 :
+        # Check failed: ...", then TensorFlow's "*** Begin stack trace ***", pytorch/xla#2627)
+        r"|" + GLIBC_HEAP.pattern + r"|^\*\*\* Check failure stack trace: \*\*\*|^\*\*\* Begin stack trace \*\*\*"
+        r"|[\w/-]{1,200}\.(?:cc|cpp|h):\d{1,7} {0,2}[:\]] {0,2}Check failed: \S"
         # a notebook's kernel died under the run (Jupyter's "The kernel for x.ipynb appears to have died",
         # its restarter's "restarting kernel (1/5)", VS Code's "Disposing session as kernel process died")
         r"|appears to have died\. It will restart automatically|KernelRestarter: restarting kernel \(\d"
@@ -325,7 +330,7 @@ TRIGGER = re.compile(
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |Received signal |IOT instruction|Check failure stack"
     rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
-    rb"|corrupted double-linked|malloc_consolidate\(\): |Check failed: |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
+    rb"|corrupted double-linked|malloc_consolidate\(\): |Check failed: |Begin stack trace |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
     rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS ="
     rb"|Failed to validate prompt|prompt_outputs_failed_validation"
     # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")

@@ -47,10 +47,11 @@ _CSV_FRAME = re.compile(r'File ""([^"]{1,4000})"", line (\d{1,7})([^"]{0,400})"?
 # These name where the line came from, taken as the host: docker compose's service column
 # ("trainer-1  | ", "trainer_1  | "), kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), and
 # Ray's per-process prefix on a worker's or actor's output (verl, OpenRLHF, ray.train):
-# "(WorkerDict pid=2345, ip=10.0.0.3) ", "(TaskRunner pid=88) ", "(raylet) ".
+# "(WorkerDict pid=2345, ip=10.0.0.3) ", "(TaskRunner pid=88) ", "(raylet) ", and SkyPilot's per-node
+# prefix in the same shape ("(worker1, rank=1, pid=22249, ip=10.31.0.9) ", skypilot-org/skypilot#2355).
 _COMPOSE = re.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
 _KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
-_RAY = re.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?: pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
+_RAY = re.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?:, rank=\d{1,6})?(?:,? pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
 #   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"

@@ -138,6 +138,14 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "F0522 14:58:03.803087 32152 Vector.h:139] Check failed: start + size <= static_cast<size_t>(getSize()) (482 vs. 474) ",
     "*** Check failure stack trace: ***",
     "*** Received signal 11 ***",
+    # a failed check inside a TensorFlow/XLA status and TensorFlow's stack banner (pytorch/xla#2627, cut at its start)
+    "xception in device=TPU:3: tensorflow/compiler/xla/xla_client/xrt_computation_client.cc:245 : Check failed: "
+    "default_device_target != options_.global_device_map.end() ",
+    "*** Begin stack trace ***",
+    # torchrun's failure table behind SkyPilot's per-node prefix (skypilot-org/skypilot#2355)
+    "(worker1, rank=1, pid=22249, ip=10.31.0.9)   exitcode  : 1 (pid: 22640)",
+    # a notebook's traceback header copied without its padding, cut after the arrow (Lightning-AI/pytorch-lightning#3311)
+    "ExceptionTraceback (most recent call last)",
     # the AWS Neuron runtime's error record (aws-neuron/aws-neuron-parallelcluster-samples#25)
     "2024-Jan-11 19:01:15.502435 18506:21252 ERROR   ENC:configure_net_connector                 [rank 0, channel 0] "
     "failed to register channel buffer, addr: 0x0x7fd881000000, len: 50331648",
