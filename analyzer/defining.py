@@ -3,7 +3,8 @@
 `failed (exitcode: -8)` and `failed (exitcode: -9)` are the same line to fuzzy similarity and TF-IDF
 (numbers are masked), but SIGFPE and a host OOM kill are different failures. Likewise a state dict
 whose tensors are ZeRO-3's empty placeholders (`torch.Size([0])`) and one of another vocabulary size,
-or `ImportError` and `KeyError` under similar words. Each kind of token is read from the incident and
+or `ImportError` and `KeyError` under similar words, or a type check between a GPU tensor and a CPU one
+(devices) and one between two GPU tensors (dtypes). Each kind of token is read from the incident and
 from an entry's canonical messages; where both state tokens of a kind and none agree, similarity
 alone must not name the entry: only its regex can (analyzer/match.py).
 """
@@ -43,6 +44,11 @@ _SIGNAL_NUM = re.compile(r"(?:exitcode\s*:\s*|return code = |exit status |exit c
                          r"|got signal: (\d{1,2})\b")  # torchrun's SignalException
 _SIGNAL_NAME = re.compile(r"\bSIG([A-Z]{3,4})\b")
 _SHAPE = re.compile(r"torch\.Size\(\[([\d, ]{0,80})\]\)")
+# the two tensor types a type check compares ("Input type (torch.cuda.HalfTensor) and weight type
+# (torch.FloatTensor)", torch 1.x "but type CUDAFloatType does not equal torch.cuda.HalfTensor"): both
+# on the GPU or both off it, their dtypes differ; one on it, their devices do
+_TYPE_PAIR = re.compile(r"Input type \(([\w.:]{1,60})\) and (?:weight|bias) type \(([\w.:]{1,60})\)"
+                        r"|but type ([\w.:]{1,60}) does not equal ([\w.:]{1,60})")
 # Python's own exception types, grouped where one is a subclass the other is printed for; a library's
 # type (torch.OutOfMemoryError, a RuntimeError wrapper) is never a reason to disagree
 _BUILTIN = {"TypeError": "TypeError", "AttributeError": "AttributeError", "ImportError": "ImportError",
@@ -56,7 +62,7 @@ _EXC = re.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Z]\w*): ")
 
 def tokens(text: str, exception: str | None = None) -> dict[str, frozenset]:
     """Kind -> the defining tokens `text` states: `signal` (numbers), `shape` (empty | sized),
-    `exception` (a builtin type's group)."""
+    `placement` (same device | two devices), `exception` (a builtin type's group)."""
     out: dict[str, frozenset] = {}
     sig = signals(text)
     if sig:
@@ -64,6 +70,11 @@ def tokens(text: str, exception: str | None = None) -> dict[str, frozenset]:
     shapes = _SHAPE.findall(text)
     if shapes:
         out["shape"] = frozenset({"empty" if any(s.strip() == "0" for s in shapes) else "sized"})
+    placement = {"same device" if ("cuda" in a.lower()) == ("cuda" in b.lower()) else "two devices"
+                 for a, b in (((m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)))
+                              for m in _TYPE_PAIR.finditer(text))}
+    if placement:
+        out["placement"] = frozenset(placement)
     if exception is None:
         m = _EXC.match(text)
         exception = m.group(1) if m else None

@@ -281,6 +281,13 @@ def test_the_kill_wins_over_the_sigterm_of_its_peers(engine, tmp_path):
     ("ImportError: cannot import name 'x' from 'y'", "KeyError: 'qwen2_vl'", "exception ImportError vs KeyError"),
     ("ModuleNotFoundError: No module named 'x'", "ImportError: cannot import name 'x'", None),
     ("torch.OutOfMemoryError: CUDA out of memory.", "RuntimeError: CUDA out of memory.", None),
+    # two GPU tensors of different dtypes, against a GPU tensor meeting a CPU one (ACmix#15 vs device-mismatch)
+    ("RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.cuda.HalfTensor) should be the same",
+     "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same",
+     "placement same device vs two devices"),
+    ("Expected tensor for argument #1 'grad_output' to have the same type as tensor for argument #2 'weight'; but "
+     "type CUDABFloat16Type does not equal torch.cuda.HalfTensor", "Input type (c10::BFloat16) and bias type (float) "
+     "should be the same", None),
 ])
 def test_defining_tokens(a, b, clash):
     assert defining.conflict(defining.tokens(a), defining.tokens(b)) == clash
