@@ -37,6 +37,11 @@ ABORT = 6
 # An NCCL error of the rank's own (a CUDA or system error inside NCCL, invalid usage), as opposed to
 # a timeout or a peer that went away: it competes with a traceback cut before its exception by position.
 NCCL_OWN = re.compile(r"(?:nccl\w*Error|NCCL error)(?!.{0,200}(?:remote process exited|Connection reset|Connection closed))")
+# An NCCL failure stated inside a rank's exception ("RuntimeError: NCCL communicator was aborted on
+# rank 0. Original reason for failure was: [Rank 0] Watchdog caught collective operation timeout"):
+# the SIGABRT that follows is its aftermath as much as after a watchdog line of its own (NVIDIA/nccl#1437)
+NCCL_DOWN = re.compile(r"Watchdog caught collective operation timeout|NCCL communicator was aborted"
+                       r"|NCCL operations have failed or timed out|nccl\w*Error|NCCL error")
 
 # Lower is elected first.
 _CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "logged": 4, "launcher": 5, "warning": 6}
@@ -147,7 +152,8 @@ def elect(incidents: list[Incident]) -> list[Incident]:
     """Order incidents root first; mark the root and the cascade."""
     root_rank = next((i.root_rank for i in incidents if i.root_rank is not None), None)
     files: dict[str, int] = {}
-    nccl_failed = any(inc.kind == "nccl" for inc in incidents)
+    nccl_failed = any(inc.kind == "nccl" or (inc.kind in ("traceback", "error") and NCCL_DOWN.search(inc.message[:2000]))
+                      for inc in incidents)
     for inc in incidents:
         inc.ranks.sort(key=_rank_order)
         inc.cascade = is_cascade(inc) or (nccl_failed and inc.kind == "signal" and _aborted(inc))

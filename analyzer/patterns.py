@@ -7,6 +7,10 @@ import re
 
 # ---- tracebacks ------------------------------------------------------------------------------
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
+# torch re-raising a worker's exception (DataLoader workers, DataParallel replicas: "RuntimeError: Caught
+# KeyError in DataLoader worker process 0." then this line and the worker's own traceback): the
+# worker's exception, last in the chain, is the failure
+ORIGINAL_TRACEBACK = re.compile(r"^\s{0,8}Original Traceback \(most recent call last\):")
 FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$')
 # a traceback's indented source line that raises, behind a logger's prefix when the traceback was logged
 # ("ERROR 11-18 18:07:28 engine.py:366]     raise ValueError("No available memory ...")"): it quotes

@@ -263,6 +263,10 @@ class RecordParser:
         if text.strip() == "":
             op.state, op.gap = "after", 0
             return True
+        if P.ORIGINAL_TRACEBACK.match(text):  # the worker's traceback inside the wrapper's message
+            op.state = "frames"
+            self._add(op, line)
+            return True
         if P.TRACEBACK.search(text) or P.RECORD_START.match(text) or op.msg_lines >= MAX_MESSAGE_LINES:
             self._finish(op)
             return False

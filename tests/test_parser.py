@@ -102,6 +102,22 @@ def test_chained_exceptions_are_one_incident(engine, tmp_path):
     assert len(tracebacks) == 1 and len(tracebacks[0].chain) == 2
 
 
+def test_a_workers_reraised_exception_is_the_failure(engine, tmp_path):
+    """torch re-raises a DataLoader worker's (or a DataParallel replica's) exception as "Caught X in
+    DataLoader worker process 0." with the worker's traceback inside its message: the worker's exception
+    is what failed, in the same incident, whether or not the main process's traceback was pasted."""
+    f = fx.parse(shipped_dir() / "shape-mismatch" / "shape-mismatch.pos-tr-misr-collate-stack-worker-windows.log")
+    main = ["Traceback (most recent call last):", '  File "train.py", line 10, in <module>', "    for batch in loader:"]
+    for lines in (f.text.splitlines(), main + f.text.splitlines()):
+        path = tmp_path / "worker.log"
+        path.write_text("\n".join(lines) + "\n")
+        d = engine.diagnose([str(path)])
+        assert d.root.summary.startswith("RuntimeError: stack expects each tensor to be equal size")
+        assert [e.message for e in d.root.chain][0] == "Caught RuntimeError in DataLoader worker process 0."
+        assert d.root.frames[-1].func == "collateFunction"
+        assert d.named.entry.id == "shape-mismatch"
+
+
 def test_multiline_message_is_kept(engine, tmp_path):
     path = tmp_path / "train.log"
     path.write_text(DDP.text)
