@@ -39,11 +39,15 @@ PYTEST_EXC = re.compile(r"^E {3,}(?=\S)")
 # IPython before 8 names a frame without its line, which the "-->" arrow below it carries:
 # "~/anaconda3/envs/tf/lib/python3.6/site-packages/sagemaker/estimator.py in fit(self, inputs, wait)"
 IPYTHON7_FRAME = re.compile(r"^(?P<file>(?:~|/|[A-Za-z]:\\)[^\s]{0,400}\.py) in (?P<func>[\w<>.]{1,200})\(.{0,2000}\)\s*$(?P<line>)")
+# and names the notebook cell's frame "<ipython-input-15-3d42788289b5> in <module>()" (the parentheses
+# depend on the release; Lightning-AI/pytorch-lightning#8395)
+IPYTHON7_CELL = re.compile(r"^(?P<file><ipython-input-[\w-]{1,80}>) in (?P<func><module>|\w{1,200})(?:\(.{0,2000}\))?\s*$(?P<line>)")
 
 
 def frame_match(text: str) -> re.Match | None:
     """A frame line as Python, IPython or pytest prints it, with the groups file, line and func."""
-    return FRAME.match(text) or IPYTHON_FRAME.match(text) or PYTEST_FRAME.match(text) or IPYTHON7_FRAME.match(text)
+    return (FRAME.match(text) or IPYTHON_FRAME.match(text) or PYTEST_FRAME.match(text) or IPYTHON7_FRAME.match(text)
+            or IPYTHON7_CELL.match(text))
 
 
 # rich's traceback handler (ColossalAI, accelerate): "│ /path/x.py:251 in set_l2_norm   │"
@@ -340,7 +344,7 @@ TRIGGER = re.compile(
     # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")
     rb"|failed assertion `|errored: |killing sweep|\(failed |abort  |bus error  |segmentation fault  |trace trap  |illegal hardware instruction|floating point exception"
     rb"|" + "进程已结束".encode()
-    + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first"
+    + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first|<ipython-input-"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "

@@ -226,6 +226,15 @@ def test_ipython7_frames_cut_before_their_exception_are_a_failure(engine, tmp_pa
     assert [f.func for f in d.root.frames] == ["fit_super", "fit"]
 
 
+@pytest.mark.parametrize("cell", ["<ipython-input-15-3d42788289b5> in <module>()", "<ipython-input-3-8d3997ec0919> in <module>"])
+def test_an_ipython7_cell_frame_cut_after_its_arrow_is_a_failure(engine, tmp_path, cell):
+    """The notebook cell's own frame, with or without parentheses by release, and nothing after its
+    arrow (Lightning-AI/pytorch-lightning#8395)."""
+    lines = [cell, "     21          callbacks=[b]", "     22          )", "---> 23         trainer.fit(client['model'])"]
+    d = engine.diagnose([str(_write(tmp_path, "cell.log", "\n".join(lines) + "\n"))])
+    assert d.verdict == "unknown" and d.root.truncated and d.root.frames[0].func == "<module>"
+
+
 # Excerpts cut before their exception: (dev-split field case, its first line to take, lines taken)
 CUT_SHAPES = {
     "thread": ("openclip-40.log", "Exception in thread Thread-5:", 2),
