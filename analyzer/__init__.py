@@ -5,9 +5,4 @@ Never imports torch, transformers, deepspeed, textual or scikit-learn (a test ch
 from .diagnose import Diagnosis, Engine
 from .reader import InputError
 
-__all__ = ["Diagnosis", "Engine", "InputError", "diagnose"]
-
-
-def diagnose(inputs: list[str], extra_kb: list[str] = (), top: int = 3) -> Diagnosis:
-    """Diagnose log files ("-" for stdin, directories, .gz) against the shipped KB."""
-    return Engine.load(extra_kb).diagnose(inputs, top=top)
+__all__ = ["Diagnosis", "Engine", "InputError"]

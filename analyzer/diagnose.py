@@ -1,7 +1,6 @@
 """From log inputs to a diagnosis: scan, fold, elect the root, match it against the KB."""
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -79,7 +78,7 @@ class Diagnosis:
 
 
 class Engine:
-    """A loaded KB with its index; reuse one for many diagnoses."""
+    """A loaded KB with its index (vlkb.kb.load_engine builds one); reuse one for many diagnoses."""
 
     def __init__(self, entries: list, idf: dict, vectors: dict, calibration: Calibration,
                  literals: dict | None = None):
@@ -92,21 +91,6 @@ class Engine:
         self.signature = Phrases(phrases) if phrases else None
         self.trigger = Trigger(b"|".join(
             [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)]))
-
-    @classmethod
-    def load(cls, extra_kb: list[str] = ()) -> "Engine":
-        """The shipped KB plus `extra_kb` directories, with the persisted index (kb/fit.py)."""
-        from vlkb.kb import loader  # the KB package; no heavy imports
-
-        index = json.loads(loader.index_path().read_text(encoding="utf-8"))
-        entries = loader.load(extra_kb, index.get("docs"))
-        if index["fingerprint"] == loader.fingerprint(entries):
-            idf, vectors = index["idf"], index["vectors"]
-        else:  # extra entries changed the corpus: refit in plain Python, same formula
-            idf, vectors = fit_vectors(entries)
-        cal = index["calibration"]
-        return cls(entries, idf, vectors, Calibration(cal["coef"], cal["intercept"], cal["threshold"]),
-                   index.get("literals"))
 
     def diagnose(self, inputs: list[str], top: int = 3) -> Diagnosis:
         collector = Collector()

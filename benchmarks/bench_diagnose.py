@@ -180,6 +180,7 @@ def match_cost(n_entries: int) -> float:
     import random
 
     from vlkb.analyzer import Engine
+    from vlkb.kb import load_engine
     from vlkb.analyzer.diagnose import fit_vectors
     from vlkb.kb import load
     from vlkb.kb.fixtures import parse
@@ -197,7 +198,7 @@ def match_cost(n_entries: int) -> float:
             shuffled.append(" ".join(words))
         e.messages = shuffled
         entries.append(e)
-    real = Engine.load()
+    real = load_engine()
     idf, vectors = fit_vectors(entries)
     engine = Engine(entries, idf, vectors, real.calibration)
     incidents = []

@@ -19,7 +19,7 @@ from vlkb.analyzer.diagnose import Engine
 from vlkb.analyzer.match import FEATURES, Calibration
 from vlkb.analyzer.patterns import required_literals
 
-from . import docs, report
+from . import accuracy, docs
 from . import fixtures as fx
 from .loader import fingerprint, index_path, load, parsed_docs, shipped_dir
 
@@ -43,7 +43,7 @@ def fit_tfidf(entries: list) -> tuple[dict, dict]:
 def fixture_rows(engine: Engine, fixtures: list) -> list[tuple[fx.Fixture, object, list[float], int]]:
     """(fixture, entry id, features, label) for each fixture's root incident against each entry."""
     rows = []
-    for f, diag in report.diagnose_fixtures(engine, fixtures):
+    for f, diag in accuracy.diagnose_fixtures(engine, fixtures):
         scored = {s.entry.id: s.features for s in diag.matches}
         explained = {s.entry.id for s in diag.matches if s.explained}
         for e in engine.entries:
@@ -119,7 +119,7 @@ def fit(out: Path | None = None, readme: Path | None = None) -> list[str]:
     catalogue.write_text(docs.render_index(entries), encoding="utf-8")
     notes.append(f"wrote {catalogue}")
     cal = Calibration(coef, intercept, threshold)
-    outcomes = report.evaluate(Engine(entries, idf, vectors, cal), entries)
+    outcomes = accuracy.evaluate(Engine(entries, idf, vectors, cal), entries)
     readme = readme or out.parent.parent.parent / "README.md"
     if readme.is_file() and report.README_START in readme.read_text(encoding="utf-8"):
         families = sorted({e.family for e in entries})

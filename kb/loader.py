@@ -2,17 +2,17 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import json
+import os
 import re
-from dataclasses import dataclass
-from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
 from vlkb.analyzer.conditions import Advice, Condition
+from vlkb.analyzer.entry import Entry, Rule, fingerprint
 
 from .schema import EntryError, schema_hash, validate
+
 
 def parse_yaml(text: str):
     """PyYAML, imported here: `vlkb diagnose` reads the shipped entries from the fitted index and
@@ -28,58 +28,6 @@ def parse_yaml(text: str):
 
 def read_yaml(path: Path):
     return parse_yaml(path.read_text(encoding="utf-8"))
-
-
-@dataclass(frozen=True)
-class Rule:
-    source: str  # the regex as written in the entry
-    weight: float
-    note: str = ""
-    flags: int = 0
-    raised_in: str = ""  # "library": the pattern counts only when installed library code raised the exception
-
-    @cached_property
-    def regex(self) -> re.Pattern:
-        """Compiled on first use: most entries' patterns are never tried on a given log (the matcher
-        scores an entry only when one of its patterns' required literals is there), and compiling
-        every pattern of the KB was most of `vlkb diagnose`'s start-up."""
-        return re.compile(self.source, self.flags)
-
-
-@dataclass
-class Entry:
-    id: str
-    family: str
-    title: str
-    symptom: str
-    root_cause: str
-    fix: str
-    patterns: list[Rule]
-    messages: list[str]
-    triggers: list[str]
-    frames: list[str]
-    context: list[Rule]
-    conditions: list[Condition]
-    unless: list[Condition]  # any one holding explains the signature away (harmless in that run)
-    advice: list[Advice]
-    frameworks: list[str]
-    tags: list[str]
-    sources: list[dict]
-    verify: dict
-    path: Path
-    silent: bool = False  # the run does not stop: matched on warnings, only when nothing failed
-
-    @cached_property
-    def fixtures(self) -> list[Path]:
-        """The entry's fixture logs beside its YAML: listed when asked (kb tools, TUI, verify), not at
-        every start-up."""
-        return sorted(self.path.parent.glob(f"{self.path.stem}.*.log"))
-
-    def document(self) -> str:
-        """The text TF-IDF indexes for this entry."""
-        parts = [self.title, self.symptom, *self.messages, *self.triggers,
-                 *(f.replace(":", " ") for f in self.frames), *(r.note for r in self.context)]
-        return "\n".join(parts)
 
 
 def _rules(items: list[dict], flags: int = 0) -> list[Rule]:
@@ -161,9 +109,18 @@ def load(extra_dirs: list[str | Path] = (), parsed: dict[str, dict] | None = Non
     return list(by_id.values())
 
 
-def fingerprint(entries: list[Entry]) -> str:
-    """Hash of what the persisted index depends on: each entry's id and document."""
-    h = hashlib.sha256()
-    for e in sorted(entries, key=lambda e: e.id):
-        h.update(json.dumps([e.id, e.document()]).encode())
-    return h.hexdigest()[:16]
+def load_engine(extra_kb: list[str | Path] = ()):
+    """An analyzer Engine over the shipped KB plus `extra_kb` directories, with the persisted index
+    (kb/fit.py). The matcher is imported here: listing or linting entries needs none of it."""
+    from vlkb.analyzer.diagnose import Engine, fit_vectors
+    from vlkb.analyzer.match import Calibration
+
+    index = json.loads(index_path().read_text(encoding="utf-8"))
+    entries = load(extra_kb, index.get("docs"))
+    if index["fingerprint"] == fingerprint(entries):
+        idf, vectors = index["idf"], index["vectors"]
+    else:  # extra entries changed the corpus: refit in plain Python, same formula
+        idf, vectors = fit_vectors(entries)
+    cal = index["calibration"]
+    return Engine(entries, idf, vectors, Calibration(cal["coef"], cal["intercept"], cal["threshold"]),
+                  index.get("literals"))

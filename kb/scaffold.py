@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from vlkb.analyzer import Engine
+from .loader import load_engine
 
 from .fixtures import MATCH, NOTE, SOURCE
 from .schema import EntryError
@@ -29,7 +29,7 @@ def scaffold(entry_id: str, logs: list[str], dest: Path, source: str | None = No
              family: str | None = None) -> list[Path]:
     if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", entry_id):
         raise EntryError(f"'{entry_id}' is not a kebab-case id (e.g. vision-tower-oom)")
-    d = Engine.load().diagnose(logs)
+    d = load_engine().diagnose(logs)
     root = d.root
     if root is None:
         raise EntryError(f"{', '.join(logs)}: no failure found to scaffold an entry from")

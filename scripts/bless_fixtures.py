@@ -5,15 +5,15 @@ Run after an intended change to the parser or an entry, then review `git diff kb
 """
 from pathlib import Path
 
-from vlkb.analyzer import Engine
+from vlkb.kb import load_engine
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load
-from vlkb.kb.report import diagnose_fixtures
+from vlkb.kb.accuracy import diagnose_fixtures
 
 
 def main() -> None:
     positives = [f for f in fx.discover(load()) if f.kind == "pos"]
-    for f, d in diagnose_fixtures(Engine.load(), positives):
+    for f, d in diagnose_fixtures(load_engine(), positives):
         if not d.named or d.named.entry.id != f.entry or not d.named.evidence:
             print(f"skip {f.name}: not diagnosed as {f.entry}")
             continue

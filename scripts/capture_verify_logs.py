@@ -12,7 +12,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from vlkb.analyzer import Engine
+from vlkb.kb import load_engine
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load
 from vlkb.verify.catalog import REPROS
@@ -26,7 +26,7 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--only", nargs="*", default=None, help="repro names (default: all)")
     a = ap.parse_args()
-    engine, tmp = Engine.load(), Path(tempfile.mkdtemp())
+    engine, tmp = load_engine(), Path(tempfile.mkdtemp())
     for entry in load():
         repro = REPROS.get(entry.verify.get("repro"))
         if repro is None or (a.only is not None and repro.name not in a.only):

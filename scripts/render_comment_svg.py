@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markdown import Markdown
 
-from vlkb.analyzer import Engine
+from vlkb.kb import load_engine
 from vlkb.analyzer.report import markdown
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,7 +19,7 @@ def main() -> None:
     import os
 
     os.chdir(ROOT)
-    d = Engine.load().diagnose(["data/samples/ms-swift-minicpmv-dpo-zero2.log"])
+    d = load_engine().diagnose(["data/samples/ms-swift-minicpmv-dpo-zero2.log"])
     text = markdown.render(d).replace("<details>", "").replace("</details>", "")
     text = text.replace("<summary>", "**").replace("</summary>", "**").replace("<sub>", "").replace("</sub>", "")
     console = Console(record=True, width=110, file=open(os.devnull, "w"))

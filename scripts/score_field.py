@@ -104,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", action="store_true", help="list each miss (never use it on holdout to write patterns)")
     ap.add_argument("--classes", action="store_true", help="classifiable cases per class")
     a = ap.parse_args(argv)
-    from vlkb.analyzer.diagnose import Engine
+    from vlkb.kb import load_engine
 
-    engine = Engine.load()
+    engine = load_engine()
     known_ids = {e.id for e in engine.entries} | {e.family for e in engine.entries}
     for split in ([a.split] if a.split else ["dev", "holdout"]):
         rows = [outcome(engine, c, known_ids) for c in load_cases(split)]

@@ -12,14 +12,14 @@ import argparse
 import json
 from pathlib import Path
 
-from vlkb.analyzer import Engine
+from vlkb.kb import load_engine
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("devset", type=Path)
     a = ap.parse_args()
-    engine = Engine.load()
+    engine = load_engine()
     families = {e.family for e in engine.entries} | {e.id for e in engine.entries}
     cases = [json.loads(l) for l in (a.devset / "index.jsonl").read_text().splitlines() if l.strip()]
     results = []

@@ -27,9 +27,9 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def engine():
-    from vlkb.analyzer import Engine
+    from vlkb.kb import load_engine
 
-    return Engine.load()
+    return load_engine()
 
 
 @pytest.fixture
@@ -50,13 +50,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if exitstatus not in (0, 1) or config.getoption("collectonly"):
         return
     try:
-        from vlkb.analyzer import Engine
+        from vlkb.kb import load_engine
         from vlkb.kb import load
-        from vlkb.kb import report
+        from vlkb.kb import accuracy as report
     except ImportError:
         return
     entries = load()
-    outcomes = report.evaluate(Engine.load(), entries)
+    outcomes = report.evaluate(load_engine(), entries)
     families = sorted({e.family for e in entries})
     out = Path(config.cache.mkdir("vlkb")) / "confusion.md"
     out.write_text(report.markdown_table(outcomes, families) + "\n\n" + report.confusion(outcomes, families) + "\n")

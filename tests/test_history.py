@@ -73,9 +73,9 @@ def test_an_unwritable_history_costs_a_note_not_the_diagnosis(run_vlkb, tmp_path
 
 WRITER = """
 import sys
-from vlkb.analyzer import Engine
+from vlkb.kb import load_engine
 from vlkb import history
-engine = Engine.load()
+engine = load_engine()
 d = engine.diagnose([sys.argv[2]])
 for _ in range(int(sys.argv[3])):
     history.record(__import__("pathlib").Path(sys.argv[1]), d)

@@ -49,7 +49,7 @@ def test_search_ranks_with_snippets(run_vlkb, home):
 
 def test_index_holds_the_kb_and_rebuilds_when_it_changes(home, tmp_path):
     from vlkb.kb import load
-    from vlkb.kb.index import ensure
+    from vlkb.kb.search import ensure
 
     path = ensure()
     db = sqlite3.connect(path)
@@ -71,7 +71,7 @@ def test_index_holds_the_kb_and_rebuilds_when_it_changes(home, tmp_path):
 def _build(home):
     import os
     os.environ["VLKB_HOME"] = home
-    from vlkb.kb.index import ensure
+    from vlkb.kb.search import ensure
     ensure(force=True)
 
 
@@ -120,12 +120,13 @@ def test_kb_path_env_adds_entries(run_vlkb, tmp_path):
 
 
 def test_generated_docs_are_current():
-    from vlkb.kb import docs, load, report
-    from vlkb.analyzer import Engine
+    from vlkb.kb import accuracy as report
+    from vlkb.kb import docs, load
+    from vlkb.kb import load_engine
 
     entries = load()
     assert (ROOT / "kb/INDEX.md").read_text() == docs.render_index(entries), "run `vlkb kb fit`"
-    outcomes = report.evaluate(Engine.load(), entries)
+    outcomes = report.evaluate(load_engine(), entries)
     table = report.markdown_table(outcomes, sorted({e.family for e in entries}))
     readme = (ROOT / "README.md").read_text()
     assert f"{report.README_START}\n{table}\n{report.README_END}" in readme, "run `vlkb kb fit`"

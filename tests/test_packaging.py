@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 from conftest import ROOT, SAMPLES
 
@@ -13,7 +14,7 @@ def test_core_never_imports_heavy_modules():
     code = f"""
 import sys
 import vlkb.analyzer, vlkb.kb
-d = vlkb.analyzer.diagnose([{str(SAMPLES / 'ms-swift-minicpmv-dpo-zero2.log')!r}])
+d = vlkb.kb.load_engine().diagnose([{str(SAMPLES / 'ms-swift-minicpmv-dpo-zero2.log')!r}])
 from vlkb.analyzer.report import text, json_, markdown
 text.render(d); json_.render(d); markdown.render(d)
 assert d.verdict == "known", d.verdict
@@ -134,19 +135,66 @@ def test_every_third_party_import_is_declared():
     assert not missing, "imported but not declared in pyproject.toml: " + ", ".join(sorted(set(missing)))
 
 
-def test_the_core_imports_no_tool_or_interface():
-    """The analyzer core (issue 17's lowest layer) imports nothing of the tools and interfaces above it:
-    not the history store, the CLI, the TUI or verify. (Its one remaining upward import, Engine.load
-    reading the KB package's loader, is the open part of that issue.)"""
+def reversed_imports(root: Path) -> list[str]:
+    """Every import of a vlkb module that goes to a layer above the importer's, by pyproject's
+    [tool.vlkb.layers] and package-dir mapping under `root`; top-level and in-function imports alike."""
     import ast
-    from pathlib import Path
+    import tomllib
 
-    root = Path(__file__).resolve().parent.parent
-    upward = ("vlkb.history", "vlkb.history_cli", "vlkb.cli", "vlkb.verify_cli", "vlkb.tui", "vlkb.verify")
+    conf = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    dirs = conf["tool"]["setuptools"]["package-dir"]
+    layers = conf["tool"]["vlkb"]["layers"]
+    order = list(layers)
+    prefixes = sorted(((p, order.index(name)) for name, ps in layers.items() for p in ps), key=lambda pl: -len(pl[0]))
+
+    def layer(module):
+        return next(i for p, i in prefixes if module == p or module.startswith(p + "."))
+
+    def is_module(name):  # a vlkb module or package, not a name defined inside one
+        for pkg, folder in dirs.items():
+            if name == pkg or name.startswith(pkg + "."):
+                base = root / folder / Path(*name[len(pkg):].lstrip(".").split(".")) if name != pkg else root / folder
+                if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+                    return True
+        return False
+
     found = []
-    for path in (root / "analyzer").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
-            found += [f"{path.relative_to(root)}: {n}" for n in names if n.startswith(upward)]
-    assert not found, found
+    for pkg, folder in dirs.items():
+        for path in (root / folder).glob("*.py"):
+            me = pkg if path.name == "__init__.py" else f"{pkg}.{path.stem}"
+            package = pkg  # what a relative import's first dot means here
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+                    mod = ".".join(filter(None, [base, node.module]))
+                    # `from vlkb.kb import fixtures` imports the module vlkb.kb.fixtures; `from vlkb.kb import load`, vlkb.kb
+                    names = [f"{mod}.{a.name}" for a in node.names if is_module(f"{mod}.{a.name}")] or [mod]
+                else:
+                    continue
+                for n in names:
+                    if n.startswith("vlkb") and is_module(n) and layer(n) > layer(me):
+                        found.append(f"{me} ({order[layer(me)]}) imports {n} ({order[layer(n)]})")
+    return sorted(set(found))
+
+
+def test_imports_run_one_way_through_the_layers():
+    """The layers of pyproject's [tool.vlkb.layers] (issue 17): core, KB data, tools, interfaces. Every
+    import of a vlkb module goes to the importer's own layer or one below it."""
+    assert reversed_imports(Path(__file__).resolve().parent.parent) == []
+
+
+def test_a_reversed_import_is_named(tmp_path):
+    """The check on a small tree: the core reaching the CLI, absolutely and relatively, inside a
+    function, is named; the CLI reaching the core is not."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.setuptools]\npackage-dir = { "vlkb" = "vlkb", "vlkb.analyzer" = "analyzer" }\n'
+        '[tool.vlkb.layers]\ncore = ["vlkb.analyzer"]\ninterfaces = ["vlkb"]\n')
+    (tmp_path / "vlkb").mkdir()
+    (tmp_path / "analyzer").mkdir()
+    (tmp_path / "vlkb" / "__init__.py").write_text("")
+    (tmp_path / "vlkb" / "cli.py").write_text("from vlkb.analyzer import match\n")
+    (tmp_path / "analyzer" / "__init__.py").write_text("")
+    (tmp_path / "analyzer" / "match.py").write_text("def f():\n    from vlkb import cli\n    from .. import cli as c\n")
+    assert reversed_imports(tmp_path) == ["vlkb.analyzer.match (core) imports vlkb.cli (interfaces)"]

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from vlkb.analyzer import Engine
+from vlkb.kb import load_engine
 from vlkb.analyzer.trigger import Trigger, available_engines, literal_core
 
 
@@ -22,7 +22,7 @@ def _chunks():
 
 @pytest.mark.parametrize("engine", available_engines()[:-1])
 def test_literal_engines_and_regex_select_the_same_lines(engine):
-    regex = Engine.load().trigger.regex
+    regex = load_engine().trigger.regex
     fast, slow = Trigger(regex, engine), Trigger(regex, "re")
     assert fast.engine == engine
     for chunk in _chunks():
@@ -35,11 +35,11 @@ def test_the_declared_engines_are_installed():
     if sys.platform == "linux" and platform.machine() == "x86_64":
         expected.insert(0, "hyperscan")
     assert available_engines() == expected
-    assert Engine.load().trigger.engine == expected[0]
+    assert load_engine().trigger.engine == expected[0]
 
 
 def test_every_trigger_alternative_has_a_literal_core():
-    regex = Engine.load().trigger.regex
+    regex = load_engine().trigger.regex
     assert all(literal_core(a) for a in regex.pattern.split(b"|"))
 
 
@@ -47,7 +47,7 @@ def test_every_trigger_alternative_has_a_literal_core():
 def test_hyperscan_runs_the_alternatives_themselves():
     """No candidate line needs confirming, however long: a near miss of a literal core ("finance",
     "nano", "SIG" alone) is refused by the scan itself, and a real hit on a 100 KB line is kept."""
-    regex = Engine.load().trigger.regex
+    regex = load_engine().trigger.regex
     fast = Trigger(regex, "hyperscan")
     assert fast.exact
     near = b"finance nano SIG information " * 5000
@@ -63,7 +63,7 @@ def test_phrases_finds_what_the_alternation_finds():
 
     from vlkb.analyzer.trigger import Phrases
 
-    engine = Engine.load()
+    engine = load_engine()
     phrases = engine.signature
     regex = re.compile("|".join(map(re.escape, phrases.phrases)))
     lines = [line for chunk in _chunks() for line in chunk.decode("utf-8", "replace").splitlines()]

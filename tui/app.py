@@ -8,6 +8,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from vlkb.analyzer import Engine
+from vlkb.kb import load_engine
 from vlkb.subproc import module_command
 
 from .diagnosis_screen import DiagnosisScreen
@@ -50,7 +51,7 @@ class VlkbApp(App):
         """The KB, loaded once (from the first screen or a worker, whichever asks first)."""
         with self._lock:
             if self._engine is None:
-                self._engine = Engine.load(self.extra_kb)
+                self._engine = load_engine(self.extra_kb)
             return self._engine
 
     def on_mount(self) -> None:

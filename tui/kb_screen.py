@@ -12,7 +12,7 @@ from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from vlkb.kb.docs import select
-from vlkb.kb.index import search
+from vlkb.kb.search import search
 
 from .entry_view import EntryView
 

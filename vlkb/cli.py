@@ -64,11 +64,11 @@ def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path,
       cat ci.log | vlkb diagnose - --format markdown --fail-on any
       vlkb diagnose train.log --format sarif --history .vlkb-cache/history.db > vlkb.sarif
     """
-    from vlkb.analyzer import Engine, InputError
-    from vlkb.kb import EntryError
+    from vlkb.analyzer import InputError
+    from vlkb.kb import EntryError, load_engine
 
     try:
-        engine = Engine.load(list(extra_kb))
+        engine = load_engine(list(extra_kb))
         result = engine.diagnose(list(inputs), top=top)
     except (InputError, EntryError) as err:
         fail(str(err))

@@ -51,7 +51,7 @@ class Seen:
 
 
 def default_path() -> Path:
-    from vlkb.kb.index import home
+    from vlkb.home import home
 
     return home() / DB_NAME
 

@@ -97,7 +97,7 @@ def kb_search(query, limit, extra_kb, fmt) -> None:
       vlkb kb search "gradient computed twice"
     """
     from vlkb.kb import EntryError
-    from vlkb.kb.index import search
+    from vlkb.kb.search import search
 
     try:
         rows = search(query, list(extra_kb), limit)
@@ -127,7 +127,7 @@ def kb_build(force, extra_kb) -> None:
     import sqlite_utils
 
     from vlkb.kb import EntryError
-    from vlkb.kb.index import ensure
+    from vlkb.kb.search import ensure
 
     try:
         path = ensure(list(extra_kb), force=force)
@@ -182,7 +182,7 @@ def kb_new(entry_id, logs, dest, source, family) -> None:
       vlkb kb new vision-tower-oom --from train.log --source https://github.com/org/repo/issues/1
     """
     from vlkb.analyzer import InputError
-    from vlkb.kb import EntryError
+    from vlkb.kb import EntryError, load_engine
     from vlkb.kb.scaffold import scaffold
 
     try:
@@ -203,12 +203,11 @@ def kb_report(fmt) -> None:
     Example:
       vlkb kb report
     """
-    from vlkb.analyzer import Engine
-    from vlkb.kb import load
-    from vlkb.kb import report as r
+    from vlkb.kb import load, load_engine
+    from vlkb.kb import accuracy as r
 
     entries = load()
-    outcomes = r.evaluate(Engine.load(), entries)
+    outcomes = r.evaluate(load_engine(), entries)
     families = sorted({e.family for e in entries})
     if fmt == "json":
         emit(json.dumps({"summary": r.summary(outcomes),

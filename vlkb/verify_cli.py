@@ -40,7 +40,7 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, 
     from pathlib import Path
 
     from vlkb.kb import load
-    from vlkb.kb.index import home
+    from vlkb.home import home
     from vlkb.verify.catalog import REPROS
 
     entries = [e for e in load(extra_kb) if e.verify.get("repro") in REPROS]
@@ -61,9 +61,9 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, 
     missing = sorted({m for e in chosen for m in missing_modules(REPROS[e.verify["repro"]])})
     if missing:
         fail(f"vlkb verify needs {', '.join(missing)}: {INSTALL}")
-    from vlkb.analyzer import Engine
+    from vlkb.kb import load_engine
 
-    engine, dev = Engine.load(extra_kb), resolve_device(device)
+    engine, dev = load_engine(extra_kb), resolve_device(device)
     outdir = Path(logs) if logs else home() / "verify"
     verdicts = []
     on_line = _to_stderr if stream else None

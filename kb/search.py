@@ -14,14 +14,12 @@ import os
 import re
 from pathlib import Path
 
+from vlkb.home import home
+
 from . import fixtures as fx
 from .loader import Entry, index_path, kb_dirs, load
 
 DB_NAME = "kb.db"
-
-
-def home() -> Path:
-    return Path(os.environ.get("VLKB_HOME") or Path.home() / ".vlkb")
 
 
 def content_hash(extra_dirs: list[str | Path] = ()) -> str:

@@ -1,0 +1,10 @@
+"""The user's vlkb directory: $VLKB_HOME, default ~/.vlkb (the KB search database, the history,
+verify's captured logs)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def home() -> Path:
+    return Path(os.environ.get("VLKB_HOME") or Path.home() / ".vlkb")
