@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vlkb.analyzer.report import github, markdown, sarif
+from vlkb.analyzer.report import Context, github, markdown, sarif
 from vlkb.analyzer.report import json_
 from vlkb.kb import fixtures as fx
 
@@ -24,7 +24,7 @@ CASES = {
     "clean-explained": ROOT / "kb/entries/checkpoint-inputs-no-grad-silent/"
                               "checkpoint-inputs-no-grad-silent.neg-llamafactory-full-frozen-vision.log",
 }
-FORMATS = {"md": lambda d, e: markdown.render(d), "sarif": lambda d, e: sarif.render(d, e.entries),
+FORMATS = {"md": lambda d, e: markdown.render(d), "sarif": lambda d, e: sarif.render(d, Context(tuple(e.entries))),
            "github": lambda d, e: github.render(d)}
 
 
@@ -176,6 +176,19 @@ def test_the_comment_stays_under_64kb_for_a_1gb_log(engine, tmp_path):
     for fence, body in re.findall(r"^(`{3,})text\n(.*?)\n\1$", md, flags=re.M | re.S):
         assert max((len(r) for r in re.findall(r"`+", body)), default=0) < len(fence)
     assert len(github.render(d).splitlines()) <= github.MAX_ANNOTATIONS + 1
-    assert len(sarif.render(d, engine.entries).encode()) < 1_000_000
+    assert len(sarif.render(d, Context(tuple(engine.entries))).encode()) < 1_000_000
     assert d.stats.bytes >= 1 << 30 and len(d.incidents) >= 400
     json_.render(d)
+
+
+def test_every_format_is_one_registry_line_and_a_cli_choice(engine):
+    """`--format` offers exactly the registry's formats, and each renders through the one entry point."""
+    from vlkb.analyzer.report import FORMATS, render
+    from vlkb.cli import diagnose
+
+    fmt = next(p for p in diagnose.params if p.name == "fmt")
+    assert list(fmt.type.choices) == list(FORMATS)
+    d = engine.diagnose([str(CASES["known-zero2"])])
+    outs = {name: render(name, d, Context(tuple(engine.entries))) for name in FORMATS}
+    assert json.loads(outs["json"])["verdict"] == json.loads(outs["sarif"])["runs"][0]["results"][0]["properties"]["verdict"]
+    assert all(outs.values())

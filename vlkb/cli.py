@@ -1,4 +1,4 @@
-"""The `vlkb` command line: thin commands over vlkb.analyzer and vlkb.kb, one renderer per format.
+"""The `vlkb` command line: thin commands over vlkb.analyzer and vlkb.kb (formats: vlkb.analyzer.report).
 
 Exit codes of `vlkb diagnose`: 0 an entry was named (a known failure, or a warning a silent entry
 suspects); 1 none (unknown, or no failure at all); 2 bad usage or unreadable input. With
@@ -76,24 +76,11 @@ def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path,
         sys.exit(130)
     if not no_history:
         result.seen = _remember(result, history_path)
-    if fmt == "json":
-        from vlkb.analyzer.report.json_ import render
-        out = render(result)
-    elif fmt == "markdown":
-        from vlkb.analyzer.report.markdown import render
-        out = render(result)
-    elif fmt == "github":
-        from vlkb.analyzer.report.github import render
-        out = render(result)
-    elif fmt == "sarif":
-        from vlkb.analyzer.report.sarif import render
-        out = render(result, engine.entries)
-    else:
-        from vlkb.analyzer.report.text import render
-        color = "never" if no_color else color
-        on = color == "always" or (color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-        out = render(result, color=on)
-    emit(out)
+    from vlkb.analyzer.report import Context, render
+
+    color = "never" if no_color else color
+    on = color == "always" or (color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    emit(render(fmt, result, Context(tuple(engine.entries), on)))
     if fail_on is not None:
         sys.exit(1 if result.verdict in FAIL_ON[fail_on] else 0)
     sys.exit(0 if result.named else 1)

@@ -1,0 +1,31 @@
+"""A diagnosis's output formats, by name: one module each with `render(diagnosis, ctx) -> str`, one
+line in FORMATS to add one (ARCHITECTURE.md)."""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a format may need beyond the diagnosis."""
+
+    entries: tuple = ()  # the KB the diagnosis was made against (SARIF describes its rules)
+    color: bool = False  # terminal colour (text)
+
+
+PLAIN = Context()
+
+# name -> (module under vlkb.analyzer.report, what it is for)
+FORMATS = {
+    "text": ("text", "a report for the terminal"),
+    "json": ("json_", "the vlkb.diagnosis/1 schema, for scripts"),
+    "markdown": ("markdown", "a pull-request or issue comment"),
+    "github": ("github", "GitHub Actions annotations and the job summary"),
+    "sarif": ("sarif", "code scanning (SARIF 2.1.0)"),
+}
+
+
+def render(fmt: str, diagnosis, ctx: Context = PLAIN) -> str:
+    """The diagnosis in format `fmt` (a FORMATS name); each format's module is imported when used."""
+    return importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}").render(diagnosis, ctx)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from ..diagnose import Diagnosis
+from . import PLAIN, Context
 from . import markdown
 
 MAX_ANNOTATIONS = 10
@@ -63,7 +64,7 @@ def annotations(d: Diagnosis) -> list[str]:
     return out[:MAX_ANNOTATIONS]
 
 
-def render(d: Diagnosis) -> str:
+def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
     """The annotations for stdout; the Markdown comment goes to the job summary when there is one."""
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:

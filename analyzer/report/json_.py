@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from ..diagnose import Diagnosis
+from . import PLAIN, Context
 from ..facts import ordered
 from ..match import Scored
 from ..model import Incident, Line
@@ -79,5 +80,5 @@ def to_dict(d: Diagnosis) -> dict:
     }
 
 
-def render(d: Diagnosis) -> str:
+def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
     return json.dumps(to_dict(d), indent=2, ensure_ascii=False)

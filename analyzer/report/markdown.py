@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ..diagnose import Diagnosis
+from . import PLAIN, Context
 from ..facts import ordered
 from .shorten import shorten
 from ..model import Incident, Line
@@ -69,7 +70,7 @@ def _value(value) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def render(d: Diagnosis) -> str:
+def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
     """Under MAX_BYTES whatever the log: evidence shrinks (never cut mid-fence) until it fits."""
     for lines, width in ((30, 500), (10, 200), (3, 120), (1, 80)):
         text = _render(d, lines, width)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from ..diagnose import Diagnosis
+from . import PLAIN, Context
 from ..elect import stable_id
 from ..model import Line
 
@@ -83,5 +84,5 @@ def to_dict(d: Diagnosis, entries: list) -> dict:
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def render(d: Diagnosis, entries: list) -> str:
-    return json.dumps(to_dict(d, entries), indent=2, ensure_ascii=False)
+def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
+    return json.dumps(to_dict(d, list(ctx.entries)), indent=2, ensure_ascii=False)

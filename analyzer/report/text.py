@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..diagnose import Diagnosis
+from . import PLAIN, Context
 from ..facts import describe, ordered
 from ..match import Scored
 from .shorten import shorten
@@ -80,7 +81,8 @@ def _run(console: Console, d: Diagnosis) -> None:
         console.print(Text.assemble(f"  {describe(fact):<40}", (f"{fact.line.path}:{fact.line.lineno}{rank}", "dim")))
 
 
-def render(d: Diagnosis, color: bool | None = None) -> str:
+def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
+    color = ctx.color
     buf = io.StringIO()
     width = int(os.environ.get("COLUMNS", "100"))
     console = Console(file=buf, width=width, force_terminal=bool(color), no_color=not color,
