@@ -192,3 +192,21 @@ def test_every_format_is_one_registry_line_and_a_cli_choice(engine):
     outs = {name: render(name, d, Context(tuple(engine.entries))) for name in FORMATS}
     assert json.loads(outs["json"])["verdict"] == json.loads(outs["sarif"])["runs"][0]["results"][0]["properties"]["verdict"]
     assert all(outs.values())
+
+
+@pytest.mark.parametrize("confidence,word", [(1.0, "matches"), (0.9, "matches"), (0.89, "likely"), (0.75, "likely"),
+                                             (0.74, "possibly"), (0.61, "possibly")])
+def test_the_confidence_word_follows_the_number(confidence, word):
+    """0.49 and 1.00 are not both headed alike (issue 16): every format prints the same word."""
+    from vlkb.analyzer.report import strength
+
+    assert strength(confidence) == word
+
+
+def test_every_format_says_how_sure_it_is(engine):
+    from vlkb.analyzer.report import render
+
+    d = engine.diagnose([str(CASES["known-ranks"])])
+    assert d.named.confidence < 0.75
+    assert all(f"possibly: confidence {d.named.confidence:.2f}" in render(f, d).replace("*", "") for f in ("text", "markdown", "github"))
+    assert json.loads(render("json", d))["matches"][0]["strength"] == "possibly"

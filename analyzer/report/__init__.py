@@ -26,6 +26,17 @@ FORMATS = {
 }
 
 
+# how sure a named diagnosis is, in the words every format puts beside its number: a confidence
+# from the calibrated threshold up to LIKELY is a possibility, from LIKELY a likely cause, from
+# MATCHES a match (the fixtures' positives sit at 0.9 and above nearly all)
+LIKELY, MATCHES = 0.75, 0.9
+
+
+def strength(confidence: float) -> str:
+    """"matches", "likely" or "possibly": the word for a named entry's confidence."""
+    return "matches" if confidence >= MATCHES else "likely" if confidence >= LIKELY else "possibly"
+
+
 def render(fmt: str, diagnosis, ctx: Context = PLAIN) -> str:
     """The diagnosis in format `fmt` (a FORMATS name); each format's module is imported when used."""
     return importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}").render(diagnosis, ctx)

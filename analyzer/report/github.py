@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context
-from . import markdown
+from . import PLAIN, Context, markdown, strength
 
 MAX_ANNOTATIONS = 10
 MAX_SUMMARY_BYTES = 1_000_000  # GitHub's limit per step summary is 1 MiB
@@ -45,7 +44,7 @@ def annotations(d: Diagnosis) -> list[str]:
         first = named.evidence[0] if named.evidence else subject.first
         level = "error" if d.verdict == "known" else "warning"
         fix = e.fix.strip().splitlines()[0]
-        out.append(command(level, f"{first.text.strip()}\n\n{e.title} (confidence {named.confidence:.2f}).\nFix: {fix}"
+        out.append(command(level, f"{first.text.strip()}\n\n{e.title} ({strength(named.confidence)}: confidence {named.confidence:.2f}).\nFix: {fix}"
                            + "".join(f"\n- {a}" for a in named.advice), f"vlkb: {e.id}", first.path, first.lineno))
     elif d.verdict == "unknown" and subject is not None:
         out.append(command("error", f"{subject.message.strip() or subject.first.text}\n\nNo KB entry explains this "

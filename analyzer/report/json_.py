@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context
+from . import PLAIN, Context, strength
 from ..facts import ordered
 from ..match import Scored
 from ..model import Incident, Line
@@ -42,6 +42,7 @@ def match_dict(s: Scored, d: Diagnosis) -> dict:
         "family": e.family,
         "title": e.title,
         "confidence": s.confidence,
+        "strength": strength(s.confidence) if s.confidence >= d.threshold else None,
         "incident": incident_dict(s.incident),
         "evidence": [line_dict(l) for l in s.evidence],
         "root_cause": e.root_cause,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context
+from . import PLAIN, Context, strength
 from ..facts import ordered
 from .shorten import shorten
 from ..model import Incident, Line
@@ -109,7 +109,7 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
         title = f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)}"
         also = [f"Also considered: " + ", ".join(f"`{r.entry.id}` ({r.confidence:.2f})" for r in d.runners_up), ""] \
             if d.runners_up else []
-        return [title, "", f"`{e.id}` · confidence **{s.confidence:.2f}**", "", *also, *lead,
+        return [title, "", f"`{e.id}` · {strength(s.confidence)}: confidence **{s.confidence:.2f}**", "", *also, *lead,
                 "**Root cause.** " + e.root_cause, "", "**Fix.**", "", *_fix(d, e), *advice,
                 "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
                 "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]
