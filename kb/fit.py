@@ -121,9 +121,9 @@ def fit(out: Path | None = None, readme: Path | None = None) -> list[str]:
     cal = Calibration(coef, intercept, threshold)
     outcomes = accuracy.evaluate(Engine(entries, idf, vectors, cal), entries)
     readme = readme or out.parent.parent.parent / "README.md"
-    if readme.is_file() and report.README_START in readme.read_text(encoding="utf-8"):
+    if readme.is_file() and accuracy.README_START in readme.read_text(encoding="utf-8"):
         families = sorted({e.family for e in entries})
-        changed = report.update_readme(readme, report.markdown_table(outcomes, families))
+        changed = accuracy.update_readme(readme, accuracy.markdown_table(outcomes, families))
         notes.append(f"{'updated' if changed else 'checked'} the accuracy table in {readme}")
     return [*notes,
             f"calibration: coef {dict(zip(FEATURES, coef))} intercept {intercept}",
