@@ -93,15 +93,16 @@ def _fill(db: "sqlite_utils.Database", entries: list[Entry]) -> None:
                              fts_version="FTS5", tokenize="porter")
 
 
-def search(query: str, extra_dirs: list[str | Path] = (), limit: int = 10) -> list[dict]:
+def search(query: str, extra_dirs: list[str | Path] = (), limit: int = 10, db_path: Path | None = None) -> list[dict]:
     """Entries ranked by FTS5 bm25, with a snippet of where the words matched. All words must match;
-    when none does, any word may."""
+    when none does, any word may. `db_path`: a database `ensure` already returned (the TUI searches
+    on every keystroke and checks the KB's content hash once, not each time)."""
     import sqlite_utils
 
     words = re.findall(r"\w+", query)
     if not words:
         return []
-    db = sqlite_utils.Database(ensure(extra_dirs))
+    db = sqlite_utils.Database(db_path or ensure(extra_dirs))
     sql = (
         "select entries.id, entries.family, entries.title, "
         "snippet(entries_fts, -1, '[', ']', '...', 12) as snippet, entries_fts.rank as rank "

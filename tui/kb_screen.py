@@ -1,6 +1,9 @@
 """The KB browser: search as you type (the SQLite FTS index), filter by family and framework, read an entry."""
 from __future__ import annotations
 
+import threading
+from pathlib import Path
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -12,7 +15,7 @@ from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from vlkb.kb.docs import select
-from vlkb.kb.search import search
+from vlkb.kb.search import ensure, search
 
 from .entry_view import EntryView
 
@@ -30,6 +33,8 @@ class KBScreen(Screen):
         self.extra_kb = list(extra_kb)
         self.selected = selected
         self.matching: list[str] | None = None  # ids the search found, best first; None: no search
+        self._db: Path | None = None  # the search database, checked and built once for this screen
+        self._db_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
         entries = list(self.entries.values())
@@ -77,9 +82,17 @@ class KBScreen(Screen):
 
     @work(thread=True, exclusive=True, group="search")
     def _search(self, query: str) -> None:
-        ids = [row["id"] for row in search(query, self.extra_kb, limit=len(self.entries))] if query.strip() else None
+        ids = [row["id"] for row in search(query, limit=len(self.entries), db_path=self._database())] if query.strip() else None
         if not get_current_worker().is_cancelled:  # a later keystroke started a newer search
             self.app.call_from_thread(self._searched, query, ids)
+
+    def _database(self) -> Path:
+        """The search database, from the first search on: one build (hashing every KB file) however
+        fast the keys come, not one per keystroke racing the others."""
+        with self._db_lock:
+            if self._db is None:
+                self._db = ensure(self.extra_kb)
+            return self._db
 
     def _searched(self, query: str, ids: list[str] | None) -> None:
         if query != self.query_one("#q", Input).value:
