@@ -135,11 +135,12 @@ def test_markdown_stays_under_64kb_with_huge_lines(run_vlkb, tmp_path):
     assert max((len(r) for r in re.findall(r"`+", m.group(2))), default=0) < len(m.group(1))
 
 
-def test_top_is_honoured_by_the_text_and_markdown_reports(engine, tmp_path):
+def test_top_is_honoured_by_every_format(engine, tmp_path):
     """--top N (issue 16): after the named entry, the next candidates above the noise floor are listed
-    ("Also considered"), at most N in all; --top 1 lists none."""
+    ("Also considered" in text, Markdown and the GitHub annotation, alsoConsidered in SARIF, the
+    matches in JSON), at most N in all; --top 1 lists none."""
     from vlkb.analyzer.diagnose import NEAREST_FLOOR
-    from vlkb.analyzer.report import markdown, text
+    from vlkb.analyzer.report import Context, github, markdown, render, sarif, text
     from vlkb.kb import fixtures as fx
     from vlkb.kb.loader import shipped_dir
 
@@ -152,10 +153,15 @@ def test_top_is_honoured_by_the_text_and_markdown_reports(engine, tmp_path):
     else:
         raise AssertionError("no fixture has a runner-up above the floor")
     assert all(s.confidence >= NEAREST_FLOOR for s in d.runners_up) and len(d.runners_up) <= 4
-    for render in (text.render, markdown.render):
-        out = render(d)
+    for fmt in (text.render, markdown.render, github.render):
+        out = fmt(d)
         assert "Also considered" in out and all(s.entry.id in out.split("Also considered")[1] for s in d.runners_up)
-    assert "Also considered" not in text.render(engine.diagnose([str(log)], top=1))
+    also = json.loads(sarif.render(d, Context(tuple(engine.entries))))["runs"][0]["results"][0]["properties"]["alsoConsidered"]
+    assert [a["entry"] for a in also] == [s.entry.id for s in d.runners_up]
+    assert len(json.loads(render("json", d))["matches"]) == len(d.matches) <= 5
+    assert len(json.loads(render("json", engine.diagnose([str(log)], top=1)))["matches"]) == 1
+    one = engine.diagnose([str(log)], top=1)
+    assert all("Also considered" not in render(f, one) for f in ("text", "markdown", "github"))
 
 
 def test_the_at_line_is_the_exception_line(run_vlkb):

@@ -44,8 +44,10 @@ def annotations(d: Diagnosis) -> list[str]:
         first = named.evidence[0] if named.evidence else subject.first
         level = "error" if d.verdict == "known" else "warning"
         fix = e.fix.strip().splitlines()[0]
+        also = (f"\nAlso considered: {', '.join(f'{r.entry.id} ({r.confidence:.2f})' for r in d.runners_up)}"
+                if d.runners_up else "")  # --top
         out.append(command(level, f"{first.text.strip()}\n\n{e.title} ({strength(named.confidence)}: confidence {named.confidence:.2f}).\nFix: {fix}"
-                           + "".join(f"\n- {a}" for a in named.advice), f"vlkb: {e.id}", first.path, first.lineno))
+                           + "".join(f"\n- {a}" for a in named.advice) + also, f"vlkb: {e.id}", first.path, first.lineno))
     elif d.verdict == "unknown" and subject is not None:
         out.append(command("error", f"{subject.message.strip() or subject.first.text}\n\nNo KB entry explains this "
                            f"failure above the threshold ({d.threshold:.2f}).", "vlkb: unknown failure",

@@ -71,7 +71,9 @@ def to_dict(d: Diagnosis, entries: list) -> dict:
             "relatedLocations": [{"id": i, **_location(l)} for i, l in enumerate(named.evidence[1:8] if named else [], 1)],
             "partialFingerprints": {"vlkbRootFailure/v1": stable_id(subject)},
             "properties": {"confidence": named.confidence if named else None, "verdict": d.verdict,
-                           "ranks": subject.ranks, "count": subject.count},
+                           "ranks": subject.ranks, "count": subject.count,
+                           # --top: the other candidates above the noise floor
+                           "alsoConsidered": [{"entry": r.entry.id, "confidence": r.confidence} for r in d.runners_up]},
         }
         if not result["relatedLocations"]:
             del result["relatedLocations"]
