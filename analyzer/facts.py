@@ -138,7 +138,10 @@ TRIGGER_WORDS = [
     "LLaVA", "InternVL", "internvl", "CogVLM", "cogvlm", "idefics", "Idefics", "paligemma", "PaliGemma",
     "vision", "Vision", "mllama", "DeepSeek-VL", "deepseek_vl", "GLM-4V", "glm4v", "pixtral", "Pixtral", "NCCL",
     "finetuning_type", "train_type", "sft_type", "lora_enable", "cutoff_len", "max_length", "max_seq_len",
-    "sequence_len", "max_pixels", "MAX_PIXELS", "learning_rate", "gradient_clipping", "gradient_clip_val",
+    # the rate as a setting ("learning_rate: 1e-4", "--learning_rate 2e-5", "learning_rate=2e-05,", JSON), never
+    # the Trainer's per-step metrics dict ("'learning_rate': 1.9e-05"), which is a quarter of a quiet log's lines
+    "sequence_len", "max_pixels", "MAX_PIXELS", "learning_rate:", "learning_rate=", "learning_rate ", 'learning_rate"',
+    "gradient_clipping", "gradient_clip_val",
     "world_size", "Num processes", "num_processes", "nproc_per_node", "nproc-per-node", "num_gpus",
 ]
 

@@ -94,3 +94,13 @@ def test_the_standalone_filter_never_skips_a_regex_that_matches():
                     assert ok, (path.name, kind, text)
                     checked += 1
     assert checked > 500
+
+
+def test_the_trainers_metrics_lines_are_not_candidates():
+    """The hot path of a quiet log (issue 14): the Trainer's per-step metrics dict, a quarter of its
+    lines, holds no trigger, while the same keys as settings do (a fact is read from them)."""
+    trigger = load_engine().trigger
+    metrics = b"[rank0]:{'loss': 1.2345, 'grad_norm': 3.21, 'learning_rate': 1.234e-05, 'epoch': 0.42}\n"
+    assert trigger.line_starts(metrics * 3) == []
+    settings = b"learning_rate: 1.0e-4\n    --learning_rate 2e-5 \\\nlearning_rate=2e-05,\n"
+    assert len(trigger.line_starts(settings)) == 3
