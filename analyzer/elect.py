@@ -10,7 +10,7 @@ import hashlib
 import re
 
 from . import defining
-from .patterns import BUILD_ERROR, CPP_FRAME, GLIBC_HEAP, HYDRA_JOB
+from .patterns import BUILD_ERROR, CPP_FRAME, GLIBC_HEAP, HYDRA_JOB, NCCL
 from .memo import Memo
 from .model import Incident, Line
 from .textnorm import canon, template
@@ -37,11 +37,6 @@ ABORT = 6
 # An NCCL error of the rank's own (a CUDA or system error inside NCCL, invalid usage), as opposed to
 # a timeout or a peer that went away: it competes with a traceback cut before its exception by position.
 NCCL_OWN = re.compile(r"(?:nccl\w*Error|NCCL error)(?!.{0,200}(?:remote process exited|Connection reset|Connection closed))")
-# An NCCL failure stated inside a rank's exception ("RuntimeError: NCCL communicator was aborted on
-# rank 0. Original reason for failure was: [Rank 0] Watchdog caught collective operation timeout"):
-# the SIGABRT that follows is its aftermath as much as after a watchdog line of its own (NVIDIA/nccl#1437)
-NCCL_DOWN = re.compile(r"Watchdog caught collective operation timeout|NCCL communicator was aborted"
-                       r"|NCCL operations have failed or timed out|nccl\w*Error|NCCL error")
 
 # Lower is elected first.
 _CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "logged": 4, "launcher": 5, "warning": 6}
@@ -152,7 +147,9 @@ def elect(incidents: list[Incident]) -> list[Incident]:
     """Order incidents root first; mark the root and the cascade."""
     root_rank = next((i.root_rank for i in incidents if i.root_rank is not None), None)
     files: dict[str, int] = {}
-    nccl_failed = any(inc.kind == "nccl" or (inc.kind in ("traceback", "error") and NCCL_DOWN.search(inc.message[:2000]))
+    # an NCCL failure on a line of its own, or stated inside a rank's exception ("RuntimeError: NCCL
+    # communicator was aborted ... Watchdog caught collective operation timeout", NVIDIA/nccl#1437)
+    nccl_failed = any(inc.kind == "nccl" or (inc.kind in ("traceback", "error") and NCCL.search(inc.message[:2000]))
                       for inc in incidents)
     for inc in incidents:
         inc.ranks.sort(key=_rank_order)

@@ -138,16 +138,19 @@ GLIBC_HEAP = re.compile(
 # code 1", "进程已结束,退出代码-1073740940 (0xC0000374)"); the code follows
 _IDE_EXIT = r"^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}"
 # kind -> pattern searched in the cleaned line
+# torch.distributed ProcessGroupNCCL watchdog and friends: a line of its own, or inside a rank's
+# exception (elect.py: the SIGABRT after either is its aftermath)
+NCCL = re.compile(
+    r"Watchdog caught collective operation timeout|collective operation timeout"
+    r"|NCCL operations have failed or timed out|Some NCCL operations have failed"
+    r"|NCCL communicator was aborted|ProcessGroupNCCL's watchdog got stuck"
+    r"|\bnccl\w*Error\b|NCCL error"
+    # NCCL's trace of a call that returned an error, printed only on failure ("NCCL INFO bootstrap.cc:100 -> 2")
+    r"|NCCL INFO [\w/.-]{1,100}\.cc:\d{1,6} -> [1-9]\d?\b"
+)
+
 STANDALONE = [
-    # torch.distributed ProcessGroupNCCL watchdog and friends
-    ("nccl", re.compile(
-        r"Watchdog caught collective operation timeout|collective operation timeout"
-        r"|NCCL operations have failed or timed out|Some NCCL operations have failed"
-        r"|NCCL communicator was aborted|ProcessGroupNCCL's watchdog got stuck"
-        r"|\bnccl\w*Error\b|NCCL error"
-        # NCCL's trace of a call that returned an error, printed only on failure ("NCCL INFO bootstrap.cc:100 -> 2")
-        r"|NCCL INFO [\w/.-]{1,100}\.cc:\d{1,6} -> [1-9]\d?\b"
-    )),
+    ("nccl", NCCL),
     # a process that died by a signal: torchrun's "exitcode: -N" and ChildFailedError block, DeepSpeed's
     # "return code = -N", mp.spawn's "terminated with signal", the shell's and libc's own notices, the
     # kernel OOM killer. The signal number decides which failure it is (-9 host OOM, -7 SIGBUS, ...).
