@@ -175,3 +175,17 @@ def test_the_at_line_is_the_exception_line(run_vlkb):
     assert f"at {SAMPLE}:{at}" in out
     _, md, _ = run_vlkb("diagnose", SAMPLE, "--no-history", "--format", "markdown")
     assert f"Failure at `{SAMPLE}:{at}`" in md
+
+
+def test_shell_completion_offers_entry_ids(run_vlkb, tmp_path):
+    """`vlkb kb show zero-<TAB>` and `vlkb verify <TAB>` complete entry ids, --kb entries included
+    (the README says how to turn completion on)."""
+    env = {"_VLKB_COMPLETE": "bash_complete", "COMP_WORDS": "vlkb kb show zero-gr", "COMP_CWORD": "3"}
+    _, out, _ = run_vlkb(env=env)
+    assert out.split() == ["plain,zero-grad-reduced-twice"]
+    mine = tmp_path / "team" / "our-own-failure"
+    mine.mkdir(parents=True)
+    (mine / "our-own-failure.yaml").write_text("id: our-own-failure\n")
+    env = {"_VLKB_COMPLETE": "bash_complete", "COMP_WORDS": f"vlkb verify --kb {tmp_path / 'team'} our-", "COMP_CWORD": "4"}
+    _, out, _ = run_vlkb(env=env)
+    assert out.split() == ["plain,our-own-failure"]

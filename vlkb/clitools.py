@@ -19,6 +19,20 @@ def format_option(f):
                         show_default=True, help="Output format.")(f)
 
 
+def complete_entry_ids(ctx, param, incomplete: str) -> list:
+    """Shell completion of an entry id (`vlkb kb show zero-<TAB>`): the shipped entries' folders,
+    named by id, and those of the --kb directories already on the command line. No YAML is read."""
+    from click.shell_completion import CompletionItem
+
+    from vlkb.kb.loader import kb_dirs
+
+    ids = set()
+    for directory in kb_dirs((ctx.params or {}).get("extra_kb") or ()):
+        if directory.is_dir():
+            ids |= {p.parent.name for p in directory.glob("*/*.yaml") if p.stem == p.parent.name}
+    return [CompletionItem(i) for i in sorted(ids) if i.startswith(incomplete)]
+
+
 def fail(message: str) -> None:
     click.echo(f"vlkb: error: {message}", err=True)
     sys.exit(2)

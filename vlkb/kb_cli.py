@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .clitools import CONTEXT, emit, fail, format_option, kb_option
+from .clitools import CONTEXT, complete_entry_ids, emit, fail, format_option, kb_option
 
 
 @click.group(context_settings=CONTEXT)
@@ -55,7 +55,7 @@ def kb_list(family, framework, tag, extra_kb, fmt) -> None:
 
 
 @kb.command("show", context_settings=CONTEXT)
-@click.argument("entry_id")
+@click.argument("entry_id", shell_complete=complete_entry_ids)
 @kb_option
 @format_option
 def kb_show(entry_id, extra_kb, fmt) -> None:

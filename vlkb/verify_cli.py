@@ -7,13 +7,13 @@ import sys
 
 import click
 
-from .clitools import CONTEXT, emit, fail, format_option, kb_option
+from .clitools import CONTEXT, complete_entry_ids, emit, fail, format_option, kb_option
 
 INSTALL = "pip install 'vlkb[verify]'  (torch, transformers, deepspeed)"
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("entry_ids", nargs=-1)
+@click.argument("entry_ids", nargs=-1, shell_complete=complete_entry_ids)
 @click.option("--all", "run_all", is_flag=True, help="Every entry that has a repro.")
 @click.option("--list", "list_only", is_flag=True, help="List entries with a repro, what they need, how long.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
