@@ -67,8 +67,10 @@ class VlkbApp(App):
         self.push_screen(KBScreen(self.engine.entries, self.extra_kb, selected=message.entry_id))
 
     def action_browse(self) -> None:
+        """The KB browser, on the entry the diagnosis names (or the one picked in its Matches tab)."""
         if not isinstance(self.screen, KBScreen):
-            self.push_screen(KBScreen(self.engine.entries, self.extra_kb))
+            entry = self.screen.pointed_entry() if isinstance(self.screen, DiagnosisScreen) else None
+            self.push_screen(KBScreen(self.engine.entries, self.extra_kb, selected=entry.id if entry else None))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -168,7 +168,7 @@ class DiagnosisScreen(Screen):
             self.notify(f"not a line number: {value}", severity="warning")
 
     # ---- actions on the entry -----------------------------------------------------------------
-    def _entry(self):
+    def pointed_entry(self):
         """The entry the user points at: the row selected in Matches, else the named entry."""
         d = self.diagnosis
         if d is None or not d.matches:
@@ -179,7 +179,7 @@ class DiagnosisScreen(Screen):
         return d.named.entry if d.named else None
 
     def action_verify(self) -> None:
-        entry = self._entry()
+        entry = self.pointed_entry()
         if entry is None:
             self.notify("No entry is named here; pick one in the Matches tab.", severity="warning")
         elif not entry.verify.get("repro"):
@@ -188,7 +188,7 @@ class DiagnosisScreen(Screen):
             self.app.verify(entry.id)
 
     def action_open_entry(self) -> None:
-        entry = self._entry()
+        entry = self.pointed_entry()
         if entry is not None:
             self.app.post_message(OpenEntry(entry.id))
 

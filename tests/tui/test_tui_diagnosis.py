@@ -238,3 +238,20 @@ def test_no_color_is_respected(logs, monkeypatch):
         colours = set(re.findall(r"fill=\"#([0-9a-f]{6})\"", svg)) - chrome
         assert colours and all(c[0:2] == c[2:4] == c[4:6] for c in colours), colours  # greys only
     run([logs["known"]], test)
+
+
+def test_the_kb_browser_opens_on_the_diagnosed_entry(logs):
+    """'b' from a diagnosis opens the KB browser on the entry it names (issue 16), with the word for
+    how sure the diagnosis is beside its confidence."""
+    from vlkb.analyzer.report import strength
+    from vlkb.tui.kb_screen import KBScreen
+
+    async def test(app, screen, log, pilot):
+        named = screen.diagnosis.named
+        assert f"{strength(named.confidence)}: confidence {named.confidence:.2f}" in screen_text(app)
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert isinstance(app.screen, KBScreen)
+        options = app.screen.query_one("#entries")
+        assert options.get_option_at_index(options.highlighted).id == named.entry.id
+    run([logs["known-ranks"]], test)
