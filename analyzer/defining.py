@@ -70,9 +70,10 @@ def tokens(text: str, exception: str | None = None) -> dict[str, frozenset]:
     shapes = _SHAPE.findall(text)
     if shapes:
         out["shape"] = frozenset({"empty" if any(s.strip() == "0" for s in shapes) else "sized"})
-    placement = {"same device" if ("cuda" in a.lower()) == ("cuda" in b.lower()) else "two devices"
-                 for a, b in (((m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)))
-                              for m in _TYPE_PAIR.finditer(text))}
+    placement = set()
+    for m in _TYPE_PAIR.finditer(text):
+        a, b = m.group(1, 2) if m.group(1) else m.group(3, 4)
+        placement.add("same device" if ("cuda" in a.lower()) == ("cuda" in b.lower()) else "two devices")
     if placement:
         out["placement"] = frozenset(placement)
     if exception is None:

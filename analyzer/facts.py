@@ -172,10 +172,8 @@ class Fact:
 
 
 def _number(text: str) -> int | None:
-    try:
-        return int(float(text.replace(",", "").replace("_", "")))
-    except ValueError:
-        return None
+    value = _real(text)
+    return None if value is None else int(value)
 
 
 def _real(text: str) -> float | int | None:

@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from vlkb.analyzer import Diagnosis
 from vlkb.analyzer.match import Scored
-from vlkb.analyzer.report import strength
+from vlkb.analyzer.report import how_sure
 
 HEADLINES = {
     "known": ("KNOWN FAILURE", "bold red"),
@@ -22,8 +22,7 @@ def verdict_line(d: Diagnosis) -> Text:
     label, style = HEADLINES[d.verdict]
     line = Text.assemble((f" {label} ", f"{style} reverse"), " ")
     if d.named:
-        line.append_text(Text.assemble((d.named.entry.id, "bold"),
-                                       f"  {strength(d.named.confidence)}: confidence {d.named.confidence:.2f}"))
+        line.append_text(Text.assemble((d.named.entry.id, "bold"), f"  {how_sure(d.named.confidence)}"))
     elif d.verdict == "unknown":
         line.append(f"no entry above the threshold {d.threshold:.2f}")
     return line
@@ -37,8 +36,7 @@ def _match(d: Diagnosis, s: Scored) -> list:
     e = s.entry
     fix = d.fix(e)
     out = [Text.assemble(("Root cause: ", "bold"), (e.title, "bold green")),
-           Text(f"{e.id}  {strength(s.confidence)}: confidence {s.confidence:.2f}  signals: {s.signal_summary}", style="dim"),
-           Text()]
+           Text(f"{e.id}  {how_sure(s.confidence)}  signals: {s.signal_summary}", style="dim"), Text()]
     out += _section("Why", e.root_cause) + _section("Fix", fix.text)
     if fix.others:  # the log says which framework ran: the other frameworks' lines come after, dimmed
         out += [Text("Other frameworks", style="dim underline"), Text("".join(fix.others).strip(), style="dim"), Text()]

@@ -16,14 +16,8 @@ class Context:
 
 PLAIN = Context()
 
-# name -> (module under vlkb.analyzer.report, what it is for)
-FORMATS = {
-    "text": ("text", "a report for the terminal"),
-    "json": ("json_", "the vlkb.diagnosis/1 schema, for scripts"),
-    "markdown": ("markdown", "a pull-request or issue comment"),
-    "github": ("github", "GitHub Actions annotations and the job summary"),
-    "sarif": ("sarif", "code scanning (SARIF 2.1.0)"),
-}
+# name -> its module under vlkb.analyzer.report
+FORMATS = {"text": "text", "json": "json_", "markdown": "markdown", "github": "github", "sarif": "sarif"}
 
 
 # how sure a named diagnosis is, in the words every format puts beside its number: a confidence
@@ -37,6 +31,11 @@ def strength(confidence: float) -> str:
     return "matches" if confidence >= MATCHES else "likely" if confidence >= LIKELY else "possibly"
 
 
+def how_sure(confidence: float) -> str:
+    """"likely: confidence 0.82": the word and the number, as text, GitHub and the TUI print them."""
+    return f"{strength(confidence)}: confidence {confidence:.2f}"
+
+
 def render(fmt: str, diagnosis, ctx: Context = PLAIN) -> str:
     """The diagnosis in format `fmt` (a FORMATS name); each format's module is imported when used."""
-    return importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}").render(diagnosis, ctx)
+    return importlib.import_module(f"{__name__}.{FORMATS[fmt]}").render(diagnosis, ctx)

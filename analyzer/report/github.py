@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context, markdown, strength
+from . import PLAIN, Context, how_sure, markdown
 
 MAX_ANNOTATIONS = 10
 MAX_SUMMARY_BYTES = 1_000_000  # GitHub's limit per step summary is 1 MiB
@@ -46,7 +46,7 @@ def annotations(d: Diagnosis) -> list[str]:
         fix = e.fix.strip().splitlines()[0]
         also = (f"\nAlso considered: {', '.join(f'{r.entry.id} ({r.confidence:.2f})' for r in d.runners_up)}"
                 if d.runners_up else "")  # --top
-        out.append(command(level, f"{first.text.strip()}\n\n{e.title} ({strength(named.confidence)}: confidence {named.confidence:.2f}).\nFix: {fix}"
+        out.append(command(level, f"{first.text.strip()}\n\n{e.title} ({how_sure(named.confidence)}).\nFix: {fix}"
                            + "".join(f"\n- {a}" for a in named.advice) + also, f"vlkb: {e.id}", first.path, first.lineno))
     elif d.verdict == "unknown" and subject is not None:
         out.append(command("error", f"{subject.message.strip() or subject.first.text}\n\nNo KB entry explains this "

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context, strength
+from . import PLAIN, Context, how_sure
 from ..facts import describe, ordered
 from ..match import Scored
 from .shorten import shorten
@@ -30,7 +30,7 @@ def _block(console: Console, title: str, body: str, style: str = "bold") -> None
 def _match(console: Console, d: Diagnosis, s: Scored, width: int, label: str = "Root cause: ") -> None:
     e = s.entry
     console.print(Text.assemble((label, "bold"), (e.title, "bold green"),
-                                (f"  [{e.id}, {strength(s.confidence)}: confidence {s.confidence:.2f}]", "dim")))
+                                (f"  [{e.id}, {how_sure(s.confidence)}]", "dim")))
     console.print(Text(f"  signals: {s.signal_summary}", style="dim"))
     console.print()
     _block(console, "Why", e.root_cause)
