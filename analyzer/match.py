@@ -157,10 +157,15 @@ class Matcher:
         # literals (patterns.required_literals) put its entry in; a pattern without one, always
         by_literal: dict[str, set[int]] = {}
         self._always = set()
+        # the same literals spare the regex itself: a pattern none of whose literals is in the
+        # incident cannot match there, so it is neither compiled nor run (compiling the patterns of
+        # the entries a log makes the matcher score was most of a small log's diagnosis)
+        self._need: dict[str, tuple[str, ...] | None] = {}
         for i, e in enumerate(entries):
             for rule in e.patterns:
                 pattern = rule.source
                 need = literals[pattern] if literals and pattern in literals else required_literals(rule.regex)
+                self._need[pattern] = tuple(need) if need else None
                 if need is None:
                     self._always.add(i)
                 for lit in need or ():
@@ -213,9 +218,10 @@ class Matcher:
         mine = incident_tokens(inc)
         out = []
         resembling, by_regex = self._admitted(inc, doc_vec, cands)
+        seen = "\n".join(text for text, _ in cands)
         for i in sorted(resembling | by_regex):
             entry = self.entries[i]
-            regex = self._regex(entry, cands, inc)
+            regex = self._regex(entry, cands, inc, seen)
             if i in by_regex and regex.score == 0:
                 continue  # admitted for a pattern whose literal is there, and the pattern failed
             if regex.score == 0 and defining.conflict(mine, self._defining[entry.id]):
@@ -246,11 +252,14 @@ class Matcher:
         out.sort(key=lambda s: (-s.confidence, -sum(g.score for g in s.signals)))
         return out
 
-    @staticmethod
-    def _regex(entry, cands, inc: Incident | None = None) -> Signal:
+    def _regex(self, entry, cands, inc: Incident, seen: str) -> Signal:
+        """`seen`: the candidate texts joined, where a pattern's required literals are looked for."""
         best = Signal("regex", 0.0)
         for rule in entry.patterns:
             if rule.raised_in == "library" and not raised_in_library(inc):
+                continue
+            need = self._need.get(rule.source)
+            if need is not None and not any(lit in seen for lit in need):
                 continue
             for text, line in cands:
                 m = rule.regex.search(text)
