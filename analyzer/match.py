@@ -138,8 +138,10 @@ class Matcher:
         self.idf = idf
         self.vectors = vectors
         self.calibration = calibration
-        self._canon_messages = {e.id: [canon(m)[:FUZZY_HEAD] for m in e.messages] for e in entries}
-        self._defining = {e.id: defining.union([defining.tokens(m) for m in e.messages]) for e in entries}
+        # each entry's messages canonicalised and their defining tokens, worked out for the entries an
+        # incident makes the matcher score, once each (every entry at start-up was a third of it)
+        self._canon_messages: dict[str, list[str]] = {}
+        self._defining: dict[str, dict] = {}
         # inverted TF-IDF index and trigger phrases: a large KB is narrowed to a shortlist per incident.
         # Each term keeps its CHAMPIONS heaviest entries (champion lists, Manning et al., IR ch. 7), and
         # terms found in over a quarter of the entries are dropped: neither discriminates.
@@ -150,9 +152,11 @@ class Matcher:
         common = max(SHORTLIST, len(entries) // 4)
         self._postings = {t: [(i, w) for w, i in heapq.nlargest(CHAMPIONS, p)]
                           for t, p in postings.items() if len(p) <= common}
-        phrases = sorted({t for e in entries for t in e.triggers})
-        self._phrase_entries = {p: [i for i, e in enumerate(entries) if p in e.triggers] for p in phrases}
-        self._phrases = _automaton(phrases) if len(entries) > SHORTLIST else None
+        self._phrase_entries: dict[str, list[int]] = {}
+        for i, e in enumerate(entries):
+            for phrase in dict.fromkeys(e.triggers):
+                self._phrase_entries.setdefault(phrase, []).append(i)
+        self._phrases = _automaton(sorted(self._phrase_entries)) if len(entries) > SHORTLIST else None
         # a regex that matches must never be left out by the shortlist: each pattern's required
         # literals (patterns.required_literals) put its entry in; a pattern without one, always
         by_literal: dict[str, set[int]] = {}
@@ -224,7 +228,7 @@ class Matcher:
             regex = self._regex(entry, cands, inc, seen)
             if i in by_regex and regex.score == 0:
                 continue  # admitted for a pattern whose literal is there, and the pattern failed
-            if regex.score == 0 and defining.conflict(mine, self._defining[entry.id]):
+            if regex.score == 0 and defining.conflict(mine, self._defining_tokens(entry)):
                 # the token that decides differs (exit -8 vs -9, an empty shape vs a sized one):
                 # resemblance must not name this entry, only its own regex could
                 signals = [self._context(entry, context_lines, facts)]
@@ -269,11 +273,23 @@ class Matcher:
                     break
         return best
 
+    def _canon(self, entry) -> list[str]:
+        got = self._canon_messages.get(entry.id)
+        if got is None:
+            got = self._canon_messages[entry.id] = [canon(m)[:FUZZY_HEAD] for m in entry.messages]
+        return got
+
+    def _defining_tokens(self, entry) -> dict:
+        got = self._defining.get(entry.id)
+        if got is None:
+            got = self._defining[entry.id] = defining.union([defining.tokens(m) for m in entry.messages])
+        return got
+
     def _fuzzy(self, entry, canon_msg: str, inc: Incident) -> Signal:
         if len(canon_msg) < MIN_FUZZY_LEN:
             return Signal("fuzzy", 0.0)
         best = 0.0
-        for msg in self._canon_messages[entry.id]:
+        for msg in self._canon(entry):
             short, long_ = sorted((canon_msg, msg), key=len)
             # partial_ratio aligns the shorter text inside the longer one; scale down short ones
             # below half-similar is noise (clamped to 0 below), so rapidfuzz may stop early there
