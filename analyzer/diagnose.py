@@ -92,12 +92,13 @@ class Engine:
         self.trigger = Trigger(b"|".join(
             [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)]))
 
-    def diagnose(self, inputs: list[str], top: int = 3) -> Diagnosis:
+    def diagnose(self, inputs: list[str], top: int = 3, jobs: int | None = None) -> Diagnosis:
+        """`jobs`: processes that read a large regular file (scan.scan): 1, 2, or None to decide."""
         collector = Collector()
         stats = ReadStats()
         sheet = FactSheet()
         parser = RecordParser(collector.add, self.signature)
-        scan(expand(inputs), parser, stats, sheet.observe, self.trigger, collector)
+        scan(expand(inputs), parser, stats, sheet.observe, self.trigger, collector, jobs)
         incidents = elect(collector.order)
         frameworks = detect(incidents, sheet.facts)
         if frameworks:

@@ -80,10 +80,11 @@ def _opener(path: Path):
     return lambda: open(path, "rb")
 
 
-def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int]]:
-    """(data, end) pairs: `data[:end]` is the next run of whole lines (the last run may lack its
-    newline); bytes past `end` belong to the next pair. Lines longer than a chunk are cut to
-    MAX_LINE bytes, so memory stays bounded whatever the input."""
+def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int, int | None]]:
+    """(data, end, offset) triples: `data[:end]` is the next run of whole lines (the last run may lack
+    its newline); bytes past `end` belong to the next triple. Lines longer than a chunk are cut to
+    MAX_LINE bytes, so memory stays bounded whatever the input. `offset`: where `data[:end]` lies in
+    a regular file read as it is (analyzer/prescan.py reads it there again), else None."""
     try:
         raw = source.open()
     except OSError as err:
@@ -110,7 +111,7 @@ def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int]]:
             raw.seek(0)  # a regular file: read it in place, no bytes carried between chunks
             yield from _split_seekable(raw, source, stats)
         else:
-            yield from _split(head, stream, source, stats)
+            yield from ((data, end, None) for data, end in _split(head, stream, source, stats))
     finally:
         if raw is not sys.stdin.buffer:
             raw.close()
@@ -123,9 +124,10 @@ def _seekable(stream: BinaryIO) -> bool:
         return False
 
 
-def _split_seekable(stream: BinaryIO, source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int]]:
+def _split_seekable(stream: BinaryIO, source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int, int | None]]:
     """Read a chunk, hand over its whole lines and seek back to the start of the partial last one."""
     while True:
+        offset = stream.tell()
         block = _read(stream, CHUNK, source, stats)
         if not block:
             return
@@ -135,13 +137,13 @@ def _split_seekable(stream: BinaryIO, source: Source, stats: ReadStats) -> Itera
         elif cut == 0:  # one line longer than a chunk: keep its head, skip to its end
             stats.notes.append(f"{source.label}: a line over {CHUNK >> 20} MiB was cut to {MAX_LINE >> 10} KiB")
             stats.bytes += len(block)
-            yield block[:MAX_LINE] + b"\n", MAX_LINE + 1
+            yield block[:MAX_LINE] + b"\n", MAX_LINE + 1, None
             _skip_line(stream, source, stats)
             continue
         else:
             stream.seek(cut - len(block), os.SEEK_CUR)
         stats.bytes += cut
-        yield block, cut
+        yield block, cut, offset
 
 
 def _skip_line(stream: BinaryIO, source: Source, stats: ReadStats) -> None:

@@ -7,6 +7,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import Protocol
 
+from . import prescan
 from .memo import MAX_KEY_LEN, Memo
 from .model import Incident, Line, who_label
 from .patterns import TRIGGER
@@ -37,11 +38,13 @@ class Folder(Protocol):
 
 def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
          on_line: Callable[[Line], None] | None = None, trigger: Trigger | None = None,
-         fold: Folder | None = None) -> None:
+         fold: Folder | None = None, jobs: int | None = None) -> None:
     """`trigger` finds candidate lines in raw bytes; lines it misses are parsed only inside records.
     `fold` counts further occurrences of one-line incidents: with it, a line outside any record whose
     raw bytes, or whose shape (digit runs masked), were seen before skips the parser (a warning
-    repeated every step on every rank with new times and values)."""
+    repeated every step on every rank with new times and values). `jobs`: 1 reads every input in
+    this process; None lets a large regular file's candidate lines be found by a second one
+    (analyzer/prescan.py), with the same result."""
     trigger = trigger or Trigger(TRIGGER)
     cache = Memo()  # raw line -> its cleaned parts
     for source in sources:
@@ -49,8 +52,12 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
         feed = _Feeder(source.label, parser, on_line, cache, fold)
         tail = b""  # the input's last bytes, for where a run without a failure stopped (progress.py)
         try:
-            for chunk, end in chunks(source, stats):
-                lineno = _scan_chunk(chunk, end, lineno, parser, feed, trigger)
+            if prescan.usable(source, jobs):
+                pieces = prescan.prescanned(source, stats, trigger)
+            else:
+                pieces = ((data, end, *trigger.numbered_starts(data, end)) for data, end, _ in chunks(source, stats))
+            for chunk, end, starts, before, total in pieces:
+                lineno = _scan_chunk(chunk, end, starts, before, total, lineno, parser, feed)
                 piece = bytes(chunk[max(0, end - TAIL_BYTES):end])
                 tail = piece if len(piece) >= TAIL_BYTES else (tail + piece)[-TAIL_BYTES:]
         except InputError as err:
@@ -63,20 +70,22 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
         parser.close()  # a file that ends mid-traceback still yields its incident
 
 
-def _scan_chunk(chunk: bytes, n: int, lineno: int, parser: RecordParser, feed: "_Feeder", trigger: Trigger) -> int:
-    """Feed the interesting lines of `chunk[:n]`; return the number of lines seen so far."""
+def _scan_chunk(chunk: bytes, n: int, starts: list[int], before: list[int], total: int, lineno: int,
+                parser: RecordParser, feed: "_Feeder") -> int:
+    """Feed the interesting lines of `chunk[:n]` (`starts`, `before`, `total`: as
+    Trigger.numbered_starts gives them); return the number of lines seen so far."""
+    base = lineno  # lines before this chunk
     pos = 0
-    count, find = chunk.count, chunk.find
-    starts, i = trigger.line_starts(chunk), 0
+    find = chunk.find
+    i = 0
     while pos < n:
         if not parser.busy:
             i = bisect_left(starts, pos, i)
-            if i == len(starts) or starts[i] >= n:  # an unterminated last line is a line too
-                return lineno + count(b"\n", pos, n) + (pos < n and chunk[n - 1:n] != b"\n")
-            start = starts[i]
-            if start > pos:
-                lineno += count(b"\n", pos, start)
-                pos = start
+            if i == len(starts):  # an unterminated last line is a line too
+                return base + total + (pos < n and chunk[n - 1:n] != b"\n")
+            if starts[i] > pos:
+                pos = starts[i]
+                lineno = base + before[i]
         end = find(b"\n", pos, n)
         if end < 0:
             end = n
@@ -105,7 +114,8 @@ class _Feeder:
             seen = self.repeats.get(raw)
             if seen is not None:
                 outcome, c = seen
-                if outcome is not NOTHING:
+                # the same bytes come from the same rank: only a sample line needs building
+                if outcome is not NOTHING and not self.fold.recount(outcome, None):
                     self.fold.again(outcome, Line(self.path, lineno, c.text, c.rank, c.host))
                 return
             if len(raw) <= MAX_KEY_LEN:

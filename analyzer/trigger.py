@@ -137,6 +137,21 @@ class Trigger:
             out.append(start)
         return out
 
+    def numbered_starts(self, chunk: bytes, n: int) -> tuple[list[int], list[int], int]:
+        """The line starts in `chunk[:n]` the regex matches, the newlines before each, and the
+        newlines in all of `chunk[:n]`: what the scan needs to number the lines it jumps to without
+        reading those between."""
+        kept, before, prev, k = [], [], 0, 0
+        count = chunk.count
+        for s in self.line_starts(chunk):
+            if s >= n:
+                break
+            k += count(b"\n", prev, s)
+            kept.append(s)
+            before.append(k)
+            prev = s
+        return kept, before, k + count(b"\n", prev, n)
+
 
 class Phrases:
     """Whether a text holds any of a set of plain phrases (the KB's trigger phrases): one Aho-Corasick

@@ -58,7 +58,7 @@ class _Pipe(io.BytesIO):
 
 def _read_lines(data: bytes, seekable: bool) -> list[bytes]:
     source = Source("x", (lambda: io.BytesIO(data)) if seekable else (lambda: _Pipe(data)))
-    out = b"".join(chunk[:end] for chunk, end in reader.chunks(source, ReadStats()))
+    out = b"".join(chunk[:end] for chunk, end, _ in reader.chunks(source, ReadStats()))
     return out.split(b"\n")
 
 

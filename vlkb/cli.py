@@ -52,7 +52,11 @@ def cli() -> None:
 @click.option("--history", "history_path", type=click.Path(dir_okay=False), default=None,
               help="History database (default: $VLKB_HOME/history.db); a CI cache path keeps it across jobs.")
 @click.option("--no-history", is_flag=True, help="Neither read nor record the history.")
-def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path, no_history) -> None:
+@click.option("--jobs", type=click.IntRange(1, 2), default=None,
+              help="Processes that read a regular file: 2 finds its candidate lines in a second process while "
+              "this one parses them, 1 reads in this one. Default: 2 for a file of 64 MiB or more when two "
+              "cores are free. Pipes are read in one.")
+def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path, no_history, jobs) -> None:
     """Find the root failure in training logs and match it against the KB.
 
     INPUTS are log files (one per rank is fine), directories, .gz files, or - for stdin.
@@ -69,7 +73,7 @@ def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path,
 
     try:
         engine = load_engine(list(extra_kb))
-        result = engine.diagnose(list(inputs), top=top)
+        result = engine.diagnose(list(inputs), top=top, jobs=jobs)
     except (InputError, EntryError) as err:
         fail(str(err))
     except KeyboardInterrupt:

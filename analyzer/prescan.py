@@ -1,0 +1,113 @@
+"""Find a large file's candidate lines in a second process while this one parses them (issue 14).
+
+The scan has two halves: finding the lines the trigger matches in each chunk (hyperscan over the
+bytes, then one Python call per hit) and parsing those lines. The first half depends on nothing but
+the chunk, so a forked child runs it over the file, chunk by chunk, ahead of the parent, and sends
+each chunk's offset, length and candidate line starts through a pipe; the parent reads the chunk
+again from the page cache and parses. The child walks the file with the same reader (reader.chunks)
+as the serial scan, so the chunks, the line numbers they lead to and everything parsed from them are
+the serial scan's; a chunk that is not the file's own bytes (the kept head of an over-long line)
+travels whole, and so do the chunks of a .gz file, which the child inflates. The pipe's buffer holds the child back when it runs too far ahead: memory stays
+bounded by a few chunks in each process.
+
+Used only where it pays and is safe: a regular file of PARALLEL_MIN bytes or more, Linux's fork, two
+usable cores, and no other thread in the process (the TUI diagnoses in a worker thread; forking a
+threaded process can copy a lock that some thread holds). Pipes take the serial path.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+import sys
+import threading
+from array import array
+from collections.abc import Iterator
+
+from .reader import InputError, ReadStats, Source, chunks
+from .trigger import Trigger
+
+PARALLEL_MIN = 64 << 20  # below this, forking costs about what it saves
+
+
+def usable(source: Source, jobs: int | None) -> bool:
+    """Whether `source` is scanned with a pre-scan child: `jobs` 1 says never, 2 for any regular file,
+    None for one of PARALLEL_MIN bytes or more when two cores are free."""
+    if jobs == 1 or source.path is None or not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return False
+    if jobs is None and len(os.sched_getaffinity(0)) < 2:
+        return False
+    try:
+        st = os.stat(source.path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and (jobs == 2 or st.st_size >= PARALLEL_MIN)
+
+
+def prescanned(source: Source, stats: ReadStats, trigger: Trigger) -> Iterator[tuple]:
+    """(data, end, starts, before, total) for each chunk of `source`, as reader.chunks and
+    trigger.numbered_starts give them serially; the child's read notes and byte count are added to
+    `stats` at the end."""
+    ctx = multiprocessing.get_context("fork")
+    receiver, sender = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_produce, args=(source, trigger, sender), daemon=True, name="vlkb-prescan")
+    child.start()
+    sender.close()
+    try:
+        fd = os.open(source.path, os.O_RDONLY)
+    except OSError as err:
+        _stop(child)
+        raise InputError(f"{source.label}: {err.strerror or err}") from None
+    try:
+        while True:
+            try:
+                msg = receiver.recv()
+            except EOFError:
+                raise InputError(f"{source.label}: the pre-scan process ended early (exit code "
+                                 f"{child.exitcode}); `--jobs 1` reads without it") from None
+            kind = msg[0]
+            if kind == "chunk":  # the file's own bytes: read them here again
+                _, offset, end, starts, before, total = msg
+                data = os.pread(fd, end, offset)
+                if len(data) != end:
+                    raise InputError(f"{source.label}: the file shrank while it was read")
+                yield data, end, array("q", starts).tolist(), array("q", before).tolist(), total
+            elif kind == "data":  # a chunk the reader made (an over-long line's kept head)
+                _, data, end, starts, before, total = msg
+                yield data, end, array("q", starts).tolist(), array("q", before).tolist(), total
+            elif kind == "error":
+                raise InputError(msg[1])
+            else:  # "done"
+                stats.bytes += msg[1]
+                stats.notes.extend(msg[2])
+                return
+    finally:
+        os.close(fd)
+        receiver.close()
+        _stop(child)
+
+
+def _stop(child) -> None:
+    if child.is_alive():
+        child.terminate()
+    child.join()
+
+
+def _produce(source: Source, trigger: Trigger, conn) -> None:
+    """The child: walk the file as the serial scan does and send what the parent needs per chunk."""
+    stats = ReadStats()
+    try:
+        for data, end, offset in chunks(source, stats):
+            starts, before, total = trigger.numbered_starts(data, end)
+            found = (array("q", starts).tobytes(), array("q", before).tobytes(), total)
+            if offset is None:
+                conn.send(("data", data[:end], end, *found))
+            else:
+                conn.send(("chunk", offset, end, *found))
+        conn.send(("done", stats.bytes, stats.notes))
+    except InputError as err:
+        conn.send(("error", str(err)))
+    except (BrokenPipeError, KeyboardInterrupt):  # the parent stopped reading
+        pass
+    finally:
+        conn.close()
