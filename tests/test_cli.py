@@ -189,3 +189,26 @@ def test_shell_completion_offers_entry_ids(run_vlkb, tmp_path):
     env = {"_VLKB_COMPLETE": "bash_complete", "COMP_WORDS": f"vlkb verify --kb {tmp_path / 'team'} our-", "COMP_CWORD": "4"}
     _, out, _ = run_vlkb(env=env)
     assert out.split() == ["plain,our-own-failure"]
+
+
+def test_human_reports_cite_three_sources_and_point_to_the_rest(engine, tmp_path):
+    """An entry gathers dozens of public reports (cuda-oom over 40): text and Markdown cite its first
+    MAX_SOURCES and say how many more `vlkb kb show` lists; JSON keeps them all."""
+    import re
+
+    from vlkb.analyzer.report import MAX_SOURCES, render
+    from vlkb.kb import fixtures as fx
+    from vlkb.kb.loader import shipped_dir
+
+    log = tmp_path / "x.log"
+    log.write_text(fx.parse(shipped_dir() / "cuda-oom" / "cuda-oom.pos-fastchat-qlora-wrapped.log").text)
+    d = engine.diagnose([str(log)])
+    entry = d.named.entry
+    assert entry.id == "cuda-oom" and len(entry.sources) > MAX_SOURCES + 1
+    more = f"and {len(entry.sources) - MAX_SOURCES} more: "
+    for fmt in ("text", "markdown"):
+        line = next(l for l in render(fmt, d).splitlines() if l.startswith("Sources: "))
+        assert re.findall(r"https?://\S+?(?=>|\s|$)", line) == [s["url"] for s in entry.sources[:MAX_SOURCES]]
+        assert more in line and "vlkb kb show cuda-oom" in line
+    cited = json.loads(render("json", d))["matches"][0]
+    assert len(cited["sources"]) == len(entry.sources)

@@ -36,6 +36,19 @@ def how_sure(confidence: float) -> str:
     return f"{strength(confidence)}: confidence {confidence:.2f}"
 
 
+# the public reports a human-read format cites for a named entry: its first ones (the entries list
+# their sources best first); a KB entry gathers dozens, and the rest are one command away
+MAX_SOURCES = 3
+
+
+def cited(entry) -> tuple[list[str], int]:
+    """The URLs a report cites for `entry`, and how many more it has (`vlkb kb show` lists them)."""
+    urls = [src["url"] for src in entry.sources]
+    if len(urls) <= MAX_SOURCES + 1:  # "and 1 more" would take the room of the one it names
+        return urls, 0
+    return urls[:MAX_SOURCES], len(urls) - MAX_SOURCES
+
+
 def render(fmt: str, diagnosis, ctx: Context = PLAIN) -> str:
     """The diagnosis in format `fmt` (a FORMATS name); each format's module is imported when used."""
     return importlib.import_module(f"{__name__}.{FORMATS[fmt]}").render(diagnosis, ctx)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context, strength
+from . import PLAIN, Context, cited, strength
 from ..facts import ordered
 from .shorten import shorten
 from ..model import Incident, Line
@@ -112,7 +112,7 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
         return [title, "", f"`{e.id}` · {strength(s.confidence)}: confidence **{s.confidence:.2f}**", "", *also, *lead,
                 "**Root cause.** " + e.root_cause, "", "**Fix.**", "", *_fix(d, e), *advice,
                 "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
-                "Sources: " + ", ".join(f"<{src['url']}>" for src in e.sources)]
+                _sources(e)]
     if d.verdict == "unknown":
         root = d.root
         out = ["### vlkb: unknown failure", "",
@@ -157,3 +157,9 @@ def _facts(d: Diagnosis, width: int) -> list[str]:
             for f in ordered(d.run)]
     return ["", "<details><summary>Versions and config from the log</summary>", "", "| fact | value | line |",
             "|---|---|---|", *rows, "", "</details>"]
+
+
+def _sources(entry) -> str:
+    urls, more = cited(entry)
+    return "Sources: " + ", ".join(f"<{u}>" for u in urls) + \
+        (f" (and {more} more: {code('vlkb kb show ' + entry.id)})" if more else "")

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context, how_sure
+from . import PLAIN, Context, cited, how_sure
 from ..facts import describe, ordered
 from ..match import Scored
 from .shorten import shorten
@@ -50,7 +50,9 @@ def _match(console: Console, d: Diagnosis, s: Scored, width: int, label: str = "
         rank = f" [rank {line.who}]" if line.who else ""
         text = shorten(line.text, max(96, width - 4 - len(f"{line.path}:{line.lineno}{rank}")))
         console.print(Text.assemble((f"  {line.path}:{line.lineno}{rank}  ", "cyan"), text))
-    console.print(Text("Sources: " + "  ".join(src["url"] for src in e.sources), style="dim"))
+    urls, more = cited(e)
+    console.print(Text("Sources: " + "  ".join(urls) + (f"  (and {more} more: vlkb kb show {e.id})" if more else ""),
+                       style="dim"))
 
 
 def _lead(console: Console, lead, width: int) -> None:
