@@ -11,7 +11,8 @@ Each case carries the failure class a reader gave it (`label`: an entry id, a cl
 - coverage: classifiable cases where vlkb names the right entry or family (verdict known, or
   suspicious for a silent class such as a loss stuck at zero or a run that stops mid-way);
 - abstention: classifiable cases of classes the KB lacks that vlkb leaves unknown;
-- confident wrong: failed runs where vlkb names an entry that is not their class;
+- confident wrong: failed runs where vlkb names an entry that is not their class (at or above its
+  threshold: a log that stops mid-run is a suspicion at the stall's measured precision, under it);
 - clean on failed: runs whose excerpt shows a failure (a traceback, an error or kill line, a nan
   loss) that vlkb calls clean (no failure found), whatever their class.
 The holdout split is never turned into fixtures nor read while writing patterns (see README.md
@@ -51,7 +52,9 @@ def load_cases(split: str) -> list[dict]:
 
 def outcome(engine, case: dict, known_ids: set[str]) -> dict:
     d = engine.diagnose([str(FIELD / case["file"])], top=3)
-    named = d.named.entry if d.named else None  # a failure it knows, or a silent one it suspects
+    # a failure it knows, or a silent one it suspects, said at or above the threshold: a stop
+    # mid-run is shown as a suspicion under it (a hang looks like a paste cut short) and names nothing
+    named = d.named.entry if d.named and d.named.confidence >= d.threshold else None
     label = case["label"]
     classifiable = case["failed"] and case["has_error_line"] and label not in NOT_A_CLASS
     in_kb = label in known_ids

@@ -71,3 +71,20 @@ def test_a_run_whose_excerpt_shows_a_failure_is_never_clean(engine, case):
     against (scripts/score_field.py prints it)."""
     d = engine.diagnose([str(FIELD / case["file"])])
     assert d.verdict != "clean", f"{case['file']} ({case['source']}): no failure found"
+
+
+def test_a_stop_mid_run_is_said_at_the_confidence_it_earns(engine):
+    """A log that ends mid-run with no error is a suspicion at STALL_CONFIDENCE: about the share of
+    such dev logs that really hung or were killed (the others are pastes cut before their error, or
+    runs still going). Measured again here so the figure cannot drift from what it claims."""
+    from vlkb.analyzer.diagnose import STALL_CONFIDENCE
+
+    stalls = []
+    for c in CASES:
+        if c["split"] == "dev":
+            d = engine.diagnose([str(FIELD / c["file"])])
+            if d.verdict == "suspicious" and d.subject.kind == "stall":
+                assert d.named.confidence == STALL_CONFIDENCE < d.threshold
+                stalls.append(c["label"] == "run-hang")
+    assert len(stalls) >= 20
+    assert abs(sum(stalls) / len(stalls) - STALL_CONFIDENCE) <= 0.1, (sum(stalls), len(stalls))
