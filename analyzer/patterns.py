@@ -69,12 +69,15 @@ CHAIN = re.compile(
 )
 # "AssertionError: msg", "torch.OutOfMemoryError: msg", "KeyboardInterrupt"
 EXC_LINE = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*(?P<name>[A-Z]\w*))(?::[ ]?(?P<msg>.*))?$")
-EXC_SUFFIX = re.compile(r"(?:Error|Exception|Interrupt|Exit|Failure|Fault|Timeout|Iteration)$")
+EXC_SUFFIX = re.compile(r"(?:Error|Exception|ExceptionGroup|Interrupt|Exit|Failure|Fault|Timeout|Iteration)$")
+# an exception type alone on its line, outside a traceback ("AssertionError", "[rank1]: AssertionError"):
+# a bare `assert` prints nothing else. "Error" and "Exception" alone are headings.
+BARE_EXC = re.compile(r"^(?:[a-z_]\w*\.)*[A-Z]\w+(?:Error|Exception)\s*$")
 # an exception printed by a logger, anywhere in the line: "[E ...] RuntimeError: msg"
 # A module-qualified type may end the line with an empty message, as torchrun's ChildFailedError
 # does before its summary block ("... torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ").
 LOGGED_EXC = re.compile(
-    r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::[ ]?(?P<msg>\S.*))$"
+    r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?:Group)?)(?::[ ]?(?P<msg>\S.*))$"
     r"|(?<![\w.])(?P<qualified>(?:[a-z_]\w*\.){2,}[A-Z]\w*(?:Error|Exception)):\s*(?P<empty>)$"
 )
 
@@ -213,11 +216,12 @@ STANDALONE = [
         # the same IDE line after any other failed exit ("Process finished with exit code 1")
         r"|" + _IDE_EXIT + r"[1-9]\d{0,10}\b"
     )),
-    # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan"; and fp16 dynamic loss scaling that
+    # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan", a loss printed as a tensor
+    # ("'loss_rpn_loc': tensor(nan, device='cuda:0', grad_fn=<MulBackward0>)"); and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
     # apex/Megatron "reducing loss scale to 1.0"): early overflows at scales like 65536 are normal warm-up
     ("metric", re.compile(
-        r"""['"]?\b(?:\w*loss\w*|grad_norm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:nan|NaN|-?inf|-?Infinity)\b"""
+        r"""['"]?\b(?:\w*loss\w*|grad_norm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:tensor\()?(?:nan|NaN|-?inf|-?Infinity)\b"""
         # nanoGPT's and llm.c's prints ("iter 3010: loss nan, time 1019.95ms", "train loss nan | norm nan")
         r"|\b(?:train |val |lm )?loss (?:nan|-?inf)\b"
         # a named loss term before its value ("[loss KL: nan] [loss FA: nan]", HAST's trainer), DETR's and
@@ -233,6 +237,8 @@ STANDALONE = [
     # a native library that cannot load (`undefined symbol:`), transformers' lazy import failing
     ("error", re.compile(
         r"^CUDA error: |CUDA out of memory|Assertion `.{0,300}` failed\.|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
+        # the same assert cut before "failed" by a paste or a line limit, from a .cu file or a Triton kernel
+        r"|\.cuh?:\d{1,7}: .{0,300}Assertion `|block: \[\d{1,6},\d{1,6},\d{1,6}\], thread: \[\d{1,6},\d{1,6},\d{1,6}\] Assertion `"
         r"|^\s*size mismatch for \S+: copying a param with shape|\bundefined symbol: \w"
         r"|Failed to import \S+ because of the following error"
         r"|The actor (?:is dead because|died unexpectedly)|\bActorDiedError\b"  # Ray: a worker process died

@@ -58,7 +58,7 @@ def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
     if not m:
         return None
     has_colon = m.group("msg") is not None
-    if strict and not has_colon:
+    if strict and not has_colon and not P.BARE_EXC.match(text):
         return None
     if not (has_colon or P.EXC_SUFFIX.search(m.group("name"))):
         return None

@@ -183,6 +183,16 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "[00:00<?, ?it/s]/AppleInternal/Library/BuildRoots/91a344b1-f985-11ee-b563-fe8bc7981bff/Library/Caches/com.apple.xbs/"
     "Sources/MetalPerformanceShaders/MPSNDArray/Kernels/MPSNDArrayGatherND.mm:256: failed assertion `Rank of updates "
     "array (1) must be greater than or equal to inner-most dimension of indices array (300)'",
+    # a bare assert's exception alone, its traceback lost (ColossalAI Gemini's `assert grad_chunk.l2_norm
+    # is not None` ends so), also behind a rank prefix; an exception group (davidbrochart/anycorn#89)
+    "AssertionError",
+    "[rank1]: AssertionError",
+    "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+    # a loss printed as a tensor (vincrichard/EfficientPS#5)
+    "'loss_rpn_loc': tensor(nan, device='cuda:0', grad_fn=<MulBackward0>)",
+    # the kernel assert of the first line above, cut inside its condition by a paste or a line limit
+    "/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+    "thread: [3,0,0] Assertion `t >= 0 && t < n_cl",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
@@ -200,6 +210,9 @@ def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     "NCCL_ASYNC_ERROR_HANDLING: 1, NCCL_DESYNC_DEBUG: 0",
     # the IDE's line after a run that ended well (signal-sigabrt's PyCharm fixture has the failed form)
     "Process finished with exit code 0",
+    # a heading, not a raised exception
+    "Error",
+    "Exception",
 ])
 def test_error_level_lines_of_healthy_runs_stay_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "ok.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
@@ -411,3 +424,10 @@ def test_a_traceback_under_a_log_viewer_is_read_through(engine, tmp_path, viewer
     d = engine.diagnose([str(_write(tmp_path, "v.log", "Loading\n" + "\n".join(lines) + "\n"))])
     assert d.root.exception == exception and d.root.truncated == (exception is None)
     assert [f.func for f in d.root.frames] == funcs
+
+
+def test_a_kernel_assert_cut_inside_its_condition_is_still_named(engine, tmp_path):
+    line = ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+            "thread: [3,0,0] Assertion `t >= 0 && t < n_cl")
+    d = engine.diagnose([str(_write(tmp_path, "cut.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
+    assert d.verdict == "known" and d.named.entry.id == "cuda-device-side-assert"
