@@ -27,6 +27,9 @@ MAX_MESSAGE_LINES = 60
 # frame's code context take a few each; past this the traceback is over (the process stopped, or the
 # excerpt did), and the lines after it go back to being scanned, not each parsed as part of it.
 MAX_FRAME_GAP = 100
+# Before its first frame a plain traceback has none of those: a header followed by this many other
+# lines lost its frames (a paste, interleaved output), and the lines go back to being read on their own.
+HEADER_GAP = 3
 # A line is classified by its first CLASSIFY_CHARS characters: what makes a line a record (a traceback
 # header, an exception type, a kill notice) is at its start or within a prefix of it, and a 100 KB
 # tensor dump must not cost every regex a pass over 100 KB. A message found there keeps its full text.
@@ -102,7 +105,7 @@ class RecordParser:
 
     def close(self) -> None:
         for op in list(self._open.values()):
-            self._finish(op, at_end=True)
+            self._finish(op)
         self._open.clear()
 
     # ---- starting records ------------------------------------------------------------------
@@ -233,7 +236,8 @@ class RecordParser:
             op.since_frame = 0
             return True
         op.since_frame += 1
-        if op.since_frame > MAX_FRAME_GAP:
+        plain_header = not (inc.frames or op.ipython or op.in_box)
+        if op.since_frame > (HEADER_GAP if plain_header else MAX_FRAME_GAP):
             self._finish(op)
             return False
         if op.in_box and P.RICH_BOX.match(text):
@@ -252,7 +256,7 @@ class RecordParser:
         if text.strip() == "" and len(inc.lines) > 1 and not inc.frames and not op.ipython:
             self._finish(op)
             return False
-        if (inc.frames or op.ipython) and (P.RECORD_START.match(text) or self._failure_kind(text)):
+        if (inc.frames or op.ipython or plain_header) and (P.RECORD_START.match(text) or self._failure_kind(text)):
             self._finish(op)  # the process stopped mid-traceback, or the excerpt did
             return False
         self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
@@ -337,16 +341,14 @@ class RecordParser:
                 return
         inc.when = self._clock.get(inc.first.stream)
 
-    def _finish(self, op: _Open, at_end: bool = False) -> None:
-        """`at_end`: the input ended with the record still open."""
+    def _finish(self, op: _Open) -> None:
         inc = op.incident
         self._open.pop(inc.first.stream, None)
-        if inc.kind == "traceback" and not inc.frames and not inc.chain and not _cut_in_first_frame(inc) \
-                and not (at_end and inc.header_only):
-            # a lone "Traceback (most recent call last):" followed by other output carries nothing; one cut
-            # in its first frame does, and so does one that is the last thing the paste holds (it stopped
-            # right after the run raised)
-            return
+        if inc.kind == "traceback" and not inc.frames and not inc.chain and not _cut_in_first_frame(inc):
+            # a lone "Traceback (most recent call last):" says only that something raised: it is kept as
+            # that header alone (the lines after it are not its frames), ranked under any failure the
+            # log states (elect), and never lets the run be called clean
+            del inc.lines[1:]
         _read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)

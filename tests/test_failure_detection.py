@@ -357,14 +357,19 @@ def test_a_signature_pattern_raised_in_library_code_ignores_the_users_own_call(e
     assert all(s.entry.id != entry for s in d.matches if s.confidence >= d.threshold)
 
 
-def test_a_header_that_ends_the_paste_is_a_failure(engine, tmp_path):
-    """A lone traceback header followed by other output carries nothing, but one that is the last line
-    of the input is a run that raised and a paste cut right there (yiren-jian/BLIText#5, a dev field case)."""
+def test_a_lone_header_is_a_failure(engine, tmp_path):
+    """A lone traceback header says something raised: as the last line of the input (a paste cut right
+    there: yiren-jian/BLIText#5, a dev field case) and followed by other output (its frames lost), it is
+    the root, as the header alone, and the lines after it are read on their own."""
     case = (ROOT_FIELD / "blitext-5.log").read_text(encoding="utf-8")
     d = engine.diagnose([str(_write(tmp_path, "cut.log", case))])
     assert d.verdict == "unknown" and d.root.summary == "traceback cut right after its header"
+    followed = case + "\nbuilder_cls=None, dataset_name=sentence_dataset\n" + SIGKILL.text
+    d = engine.diagnose([str(_write(tmp_path, "followed.log", followed))])
+    assert d.verdict == "known" and d.named.entry.id == "host-oom-sigkill"  # the kill says more
     followed = case + "\nbuilder_cls=None, dataset_name=sentence_dataset\n"
-    assert engine.diagnose([str(_write(tmp_path, "followed.log", followed))]).verdict == "clean"
+    d = engine.diagnose([str(_write(tmp_path, "followed.log", followed))])
+    assert d.verdict == "unknown" and d.root.header_only and len(d.root.lines) == 1
 
 
 def test_a_header_alone_yields_to_a_signal_before_it(engine):
