@@ -316,12 +316,13 @@ def test_defining_tokens(a, b, clash):
 
 
 def test_the_lead_names_the_library_that_raised(engine):
-    log = fx.unknown_dir() / "meta-tensor-copy.log"
-    d = engine.diagnose([str(log)])
+    """A dev field case no entry knows: transformers' HfArgumentParser reading a training-arguments file
+    that is not valid JSON (yangjianxin1/Firefly#283)."""
+    d = engine.diagnose([str(ROOT_FIELD / "firefly-283.log")])
     assert d.verdict == "unknown" and d.lead is not None
     assert d.lead.quoted is d.root.quoted
-    assert d.lead.library == "torch" and d.lead.frames == d.root.frames[-3:]
-    assert d.lead.search_url.startswith("https://github.com/pytorch/pytorch/issues?q=is%3Aissue+NotImplementedError+")
+    assert d.lead.library == "transformers" and d.lead.frames == d.root.frames[-3:]
+    assert d.lead.search_url.startswith("https://github.com/huggingface/transformers/issues?q=is%3Aissue+JSONDecodeError+")
 
 
 def test_library_of_skips_torch_plumbing_under_a_library():
