@@ -196,7 +196,8 @@ class Matcher:
         text = "\n".join(line.text for line in inc.lines[:200])
         hits = set()
         if self._phrases is not None:
-            found = {text[s:e] for _, s, e in self._phrases.find_matches_as_indexes(text, overlapping=True)}
+            text, spans = _found(self._phrases, text)
+            found = {text[s:e] for _, s, e in spans}
             hits = {i for phrase in found for i in self._phrase_entries.get(phrase, ())}
         rank = lambda i: acc.get(i, 0.0)  # noqa: E731
         chosen = heapq.nlargest(SHORTLIST, hits, key=rank)  # trigger hits first, best first
@@ -204,7 +205,8 @@ class Matcher:
         by_regex = set(self._always)
         seen = "\n".join(text for text, _ in cands)
         if self._literals is not None:
-            for s, e in {(s, e) for _, s, e in self._literals.find_matches_as_indexes(seen, overlapping=True)}:
+            seen, spans = _found(self._literals, seen)
+            for s, e in {(s, e) for _, s, e in spans}:
                 by_regex.update(self._literal_entries.get(seen[s:e], ()))
         else:  # without the automaton wheel: test the literals directly
             by_regex.update(i for lit, ids in self._literal_entries.items() if lit in seen for i in ids)
@@ -373,3 +375,14 @@ def _automaton(phrases: list[str]):
 def _features(signals: list[Signal]) -> list[float]:
     by = {s.name: s.score for s in signals}
     return [by.get(f, 0.0) for f in FEATURES]
+
+
+def _found(automaton, text: str) -> tuple[str, list]:
+    """(text, overlapping matches) of an ahocorasick-rs automaton. A lone surrogate (an unescaped JSON
+    "\ud83d" that a wrapper decoded) cannot be encoded for it: each becomes one U+FFFD, so the text
+    keeps its length and the spans index it."""
+    try:
+        return text, automaton.find_matches_as_indexes(text, overlapping=True)
+    except UnicodeEncodeError:
+        text = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+        return text, automaton.find_matches_as_indexes(text, overlapping=True)
