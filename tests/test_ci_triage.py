@@ -19,7 +19,7 @@ UPDATE = "python -m pytest tests/test_ci_triage.py --update-goldens   # then rev
 CASES = {
     "known-zero2": ROOT / "data/samples/ms-swift-minicpmv-dpo-zero2.log",
     "known-ranks": ROOT / "data/samples/llamafactory-minicpmv-zero2-ranks.log",
-    "unknown": ROOT / "kb/unknown/llava-next-vision-tower-image-size.log",
+    "unknown": ROOT / "kb/unknown/torch-restore-location-mps.log",
     "suspicious": ROOT / "kb/entries/checkpoint-inputs-no-grad-silent/checkpoint-inputs-no-grad-silent.pos-tinyllava-lora.log",
     "clean-explained": ROOT / "kb/entries/checkpoint-inputs-no-grad-silent/"
                               "checkpoint-inputs-no-grad-silent.neg-llamafactory-full-frozen-vision.log",

@@ -55,7 +55,7 @@ def test_json_contract(run_vlkb):
 
 def test_unknown_shows_the_root_incident_and_nearest_entries(run_vlkb):
     from vlkb.kb.fixtures import parse, unknown_dir
-    f = parse(unknown_dir() / "llava-next-vision-tower-image-size.log")
+    f = parse(unknown_dir() / "torch-restore-location-mps.log")
     code, out, _ = run_vlkb("diagnose", "-", "--format", "json", stdin=f.text.encode())
     d = json.loads(out)
     assert code == 1 and d["verdict"] == "unknown" and d["incidents"][0]["root"]

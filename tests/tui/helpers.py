@@ -10,7 +10,7 @@ FAKE_VERIFY = Path(__file__).with_name("fake_verify.py")
 LOGS = {
     "known-ranks": ROOT / "data/samples/llamafactory-minicpmv-zero2-ranks.log",
     "known": ROOT / "data/samples/ms-swift-minicpmv-dpo-zero2.log",
-    "unknown": ROOT / "kb/unknown/llava-next-vision-tower-image-size.log",
+    "unknown": ROOT / "kb/unknown/torch-restore-location-mps.log",
 }
 
 
