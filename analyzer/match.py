@@ -181,12 +181,14 @@ class Matcher:
         """Entries worth scoring: the best by TF-IDF through the inverted index, every entry whose
         trigger phrase appears in the incident, and every entry one of whose patterns could match
         `cands` (its required literal is there). With a KB smaller than SHORTLIST, all of them."""
-        return [self.entries[i] for i in sorted(set().union(*self._admitted(inc, doc_vec, cands)))]
+        seen = "\n".join(text for text, _ in cands)
+        return [self.entries[i] for i in sorted(set().union(*self._admitted(inc, doc_vec, seen)))]
 
-    def _admitted(self, inc: Incident, doc_vec: tfidf.Vector, cands: list[tuple[str, Line]]) -> tuple[set, set]:
+    def _admitted(self, inc: Incident, doc_vec: tfidf.Vector, seen: str) -> tuple[set, set]:
         """The shortlist as two sets of entry indexes: those admitted by resemblance (TF-IDF, a
-        trigger phrase) and those admitted only because one of their patterns could match. The
-        second kind is there for its regex alone: scored in full only when that regex does match."""
+        trigger phrase) and those admitted only because one of their patterns could match (`seen`:
+        the candidate texts joined). The second kind is there for its regex alone: scored in full
+        only when that regex does match."""
         if len(self.entries) <= SHORTLIST:
             return set(range(len(self.entries))), set()
         acc: dict[int, float] = {}
@@ -203,7 +205,6 @@ class Matcher:
         chosen = heapq.nlargest(SHORTLIST, hits, key=rank)  # trigger hits first, best first
         chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
         by_regex = set(self._always)
-        seen = "\n".join(text for text, _ in cands)
         if self._literals is not None:
             seen, spans = _found(self._literals, seen)
             for s, e in {(s, e) for _, s, e in spans}:
@@ -223,8 +224,8 @@ class Matcher:
                  {f"{f.basename}:{f.func}" for f in inc.frames}
         mine = incident_tokens(inc)
         out = []
-        resembling, by_regex = self._admitted(inc, doc_vec, cands)
         seen = "\n".join(text for text, _ in cands)
+        resembling, by_regex = self._admitted(inc, doc_vec, seen)
         for i in sorted(resembling | by_regex):
             entry = self.entries[i]
             regex = self._regex(entry, cands, inc, seen)

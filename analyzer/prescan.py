@@ -7,8 +7,8 @@ each chunk's offset, length and candidate line starts through a pipe; the parent
 again from the page cache and parses. The child walks the file with the same reader (reader.chunks)
 as the serial scan, so the chunks, the line numbers they lead to and everything parsed from them are
 the serial scan's; a chunk that is not the file's own bytes (the kept head of an over-long line)
-travels whole, and so do the chunks of a .gz file, which the child inflates. The pipe's buffer holds the child back when it runs too far ahead: memory stays
-bounded by a few chunks in each process.
+travels whole, and so do the chunks of a .gz file, which the child inflates. The pipe's buffer
+holds the child back when it runs too far ahead: memory stays bounded by a few chunks in each process.
 
 Used only where it pays and is safe: a regular file of PARALLEL_MIN bytes or more, Linux's fork, two
 usable cores, and no other thread in the process (the TUI diagnoses in a worker thread; forking a
@@ -66,14 +66,13 @@ def prescanned(source: Source, stats: ReadStats, trigger: Trigger) -> Iterator[t
                 raise InputError(f"{source.label}: the pre-scan process ended early (exit code "
                                  f"{child.exitcode}); `--jobs 1` reads without it") from None
             kind = msg[0]
-            if kind == "chunk":  # the file's own bytes: read them here again
-                _, offset, end, starts, before, total = msg
-                data = os.pread(fd, end, offset)
-                if len(data) != end:
-                    raise InputError(f"{source.label}: the file shrank while it was read")
-                yield data, end, array("q", starts).tolist(), array("q", before).tolist(), total
-            elif kind == "data":  # a chunk the reader made (an over-long line's kept head)
+            if kind in ("chunk", "data"):
                 _, data, end, starts, before, total = msg
+                if kind == "chunk":  # the file's own bytes, sent as their offset: read them here again
+                    data = os.pread(fd, end, data)
+                    if len(data) != end:
+                        raise InputError(f"{source.label}: the file shrank while it was read")
+                # "data": a chunk the reader made (an over-long line's kept head), sent whole
                 yield data, end, array("q", starts).tolist(), array("q", before).tolist(), total
             elif kind == "error":
                 raise InputError(msg[1])
