@@ -26,6 +26,7 @@ LIBRARIES = {
     "huggingface_hub": "huggingface/huggingface_hub",
     "deepspeed": "deepspeedai/DeepSpeed",
     "llamafactory": "hiyouga/LLaMA-Factory",
+    "llmtuner": "hiyouga/LLaMA-Factory",
     "swift": "modelscope/ms-swift",
     "colossalai": "hpcaitech/ColossalAI",
     "bitsandbytes": "bitsandbytes-foundation/bitsandbytes",
@@ -50,11 +51,25 @@ LIBRARIES = {
     "mmengine": "open-mmlab/mmengine",
 }
 _SITE = re.compile(r"[\\/](?:site|dist)-packages[\\/](\w+)")
+# Python's standard library (json's decoder under transformers' config loader, multiprocessing's pool):
+# as transparent as torch's plumbing when working out who raised
+_STDLIB = re.compile(r"^<frozen |[\\/][Ll]ib[\\/](?:python\d(?:\.\d{1,2})?t?[\\/])?(?:json|multiprocessing|concurrent|asyncio"
+                     r"|importlib|logging|http|urllib|email|collections|encodings|unittest|ctypes|threading\.py|subprocess\.py"
+                     r"|runpy\.py|contextlib\.py|functools\.py|pickle\.py|copy\.py|copyreg\.py|argparse\.py|ast\.py|typing\.py"
+                     r"|dataclasses\.py|os\.py|shutil\.py|socket\.py|ssl\.py|abc\.py|inspect\.py|re[\\/]|enum\.py|codecs\.py"
+                     r"|tempfile\.py|pathlib\.py|zipfile\.py|tarfile\.py|queue\.py|selectors\.py|traceback\.py|signal\.py"
+                     r"|weakref\.py|posixpath\.py|ntpath\.py|genericpath\.py|tokenize\.py|linecache\.py|warnings\.py)")
+# a training framework's own package run from its checkout (src/llamafactory/..., verl/trainer/...)
+_CHECKOUT = re.compile(r"[\\/](llamafactory|llmtuner|swift|axolotl|verl|openrlhf|trl|transformers|peft|accelerate"
+                       r"|deepspeed|colossalai|unsloth|unsloth_zoo)[\\/]")
 # what a search for the message should not carry: long quoted values, then any word holding a path,
 # a number, an id or markup. Words are filtered one by one: a regex of `\S*x\S*` alternatives would
 # rescan a long word from each of its characters (quadratic on a hostile line).
-_QUOTED = re.compile(r"'[^']{25,}'|\"[^\"]{25,}\"")
+_QUOTED = re.compile(r"'[^'\s]{25,}'|\"[^\"\s]{25,}\"")
 _NOISY_WORD = re.compile(r"[<>\\/\d]")
+_HEADER = re.compile(r"Traceback \(most recent call last\):?")
+_EDGES = "'\"`()[]{}<>|,;:.!?*#=-\u2502\u2500\u256d\u256e\u2570\u256f"  # quotes, brackets, rich's box drawing
+_WORD = re.compile(r"[^\W\d_]")  # a letter of any script
 SEARCH_WORDS = 14
 MAX_FRAMES = 3
 
@@ -69,25 +84,50 @@ class Lead:
 
     @property
     def where(self) -> str:
-        lib = self.library or "the library that raised it"
-        return f"{lib} {self.version}" if self.version else lib
+        if self.library is None:
+            last = self.frames[-1] if self.frames else None
+            return f"the project's or your own code ({_base(last.file)}:{last.lineno})" if last else "the code that raised it"
+        return f"{self.library} {self.version}" if self.version else self.library
+
+
+def _base(file: str) -> str:
+    return re.split(r"[\\/]", file)[-1]
+
+
+def package_of(file: str) -> str | None:
+    """The import name of the library a frame's file belongs to: installed (site-packages) or a
+    framework's checkout; None for a script or a project no library owns."""
+    m = _SITE.search(file) or _CHECKOUT.search(file)
+    return m.group(1) if m else None
 
 
 def library_of(frames: list[Frame]) -> str | None:
-    """The library whose code raised: the innermost frame inside site-packages, skipping torch's
-    own plumbing when a library called into it (a module's `_call_impl`, autograd's `backward`)."""
-    found = [m.group(1) for f in frames if (m := _SITE.search(f.file))]
-    for name in reversed(found):
-        if name != "torch" or all(n == "torch" for n in found):
-            return name
-    return None
+    """The library whose code raised: the innermost frame's, or the library that called into torch
+    when only torch's own plumbing lies below it (a module's `_call_impl`, autograd's `backward`).
+    None when the innermost frame is the user's or the project's own code: a decorator of torch's
+    (`_contextlib`) or a data loader's worker between them does not make torch the raiser. Frames in
+    Python's standard library are passed over: the library that called json or multiprocessing raised."""
+    owners = [package_of(f.file) for f in frames if not _STDLIB.search(f.file)]
+    if not owners or owners[-1] is None:
+        return None
+    for name in reversed(owners):
+        if name != "torch":
+            return name or "torch"  # torch called from a script: torch raised it
+    return "torch"
 
 
 def search_terms(inc: Incident) -> str:
-    """The exception and the first words of its message, without paths, numbers or ids."""
-    head = (inc.message.splitlines() or [""])[0] if inc.message else inc.quoted.text
-    words = [w for w in _QUOTED.sub(" ", head).split() if not _NOISY_WORD.search(w)][:SEARCH_WORDS]
-    return " ".join(filter(None, [inc.exception.rsplit(".", 1)[-1] if inc.exception else None, *words]))
+    """The exception and the first words of its message, without paths, numbers, ids, quotes or
+    markup; empty when the log does not state the exception with its message (a traceback cut
+    before it, a kill line, a bare `AssertionError`): a search for a header, a frame or a name alone
+    finds every report, so none is offered."""
+    if not inc.exception:
+        return ""
+    exc = inc.exception.rsplit(".", 1)[-1]
+    head = (inc.message.splitlines() or [""])[0] if inc.message else ""
+    words = [w.strip(_EDGES) for w in _QUOTED.sub(" ", _HEADER.sub(" ", head)).split() if not _NOISY_WORD.search(w)]
+    words = [w for w in words if _WORD.search(w) and w != exc][:SEARCH_WORDS]
+    return " ".join([exc, *words]) if words else ""  # the exception's name alone matches every report
 
 
 def lead(inc: Incident, facts: dict) -> Lead:

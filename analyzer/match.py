@@ -21,7 +21,7 @@ from rapidfuzz import fuzz
 
 from . import defining, tfidf
 from .conditions import verdicts
-from .lead import library_of
+from .lead import package_of
 from .model import Incident, Line
 from .patterns import frame_match, required_literals
 from .textnorm import canon
@@ -339,16 +339,11 @@ class Matcher:
 _PLAIN = re.compile(r"[\w.+\-/:@=]{1,80}")
 
 
-# a training framework's own package run from its checkout (src/llamafactory/..., verl/trainer/...)
-_CHECKOUT = re.compile(r"[\\/](?:llamafactory|llmtuner|swift|axolotl|verl|openrlhf|trl|transformers|peft|accelerate"
-                       r"|deepspeed|colossalai|unsloth|unsloth_zoo)[\\/]")
-
-
 def raised_in_library(inc: Incident | None) -> bool:
     """Whether the exception was raised in library code: the traceback's last frame, where Python
-    reports a call with the wrong arguments, is installed (lead.library_of) or a framework's checkout,
+    reports a call with the wrong arguments, is installed or a framework's checkout (lead.package_of),
     not the user's own script."""
-    return bool(inc and inc.frames and (library_of(inc.frames[-1:]) or _CHECKOUT.search(inc.frames[-1].file)))
+    return bool(inc and inc.frames and package_of(inc.frames[-1].file))
 
 
 # what a named entry's confidence is held to when only frames and vocabulary support it (a share of

@@ -334,6 +334,39 @@ def test_library_of_skips_torch_plumbing_under_a_library():
     assert library_of([Frame("/home/u/train.py", 3, "main")]) is None
 
 
+def test_library_of_is_none_when_the_projects_own_code_raised_and_passes_over_the_stdlib():
+    from vlkb.analyzer.model import Frame
+    llava = [Frame("/home/u/LLaVA/llava/train/train.py", 1, "train"),
+             Frame("/home/u/LLaVA/env/lib/python3.10/site-packages/torch/utils/_contextlib.py", 115, "decorate_context"),
+             Frame("/home/u/LLaVA/llava/model/llava_arch.py", 199, "prepare_inputs_labels_for_multimodal")]
+    assert library_of(llava) is None  # torch's decorator between two of LLaVA's frames did not raise
+    json_under_hf = [Frame(r"E:\envs\x\lib\site-packages\transformers\configuration_utils.py", 1, "_dict_from_json_file"),
+                     Frame(r"E:\envs\x\lib\json\__init__.py", 346, "loads"),
+                     Frame("/usr/lib/python3.10/json/decoder.py", 353, "raw_decode")]
+    assert library_of(json_under_hf) == "transformers"
+    assert library_of([Frame("/w/LLaMA-Factory/src/llamafactory/data/loader.py", 9, "get_dataset")]) == "llamafactory"
+    assert library_of([Frame("/home/u/train.py", 1, "main"),
+                       Frame("/env/site-packages/torch/nn/functional.py", 2, "cross_entropy")]) == "torch"
+
+
+def test_an_unknown_raised_in_the_projects_own_code_names_its_file_not_torch(engine):
+    """LLaVA-NeXT's own prepare_inputs_labels_for_multimodal raised under torch's no_grad decorator
+    (LLaVA-VL/LLaVA-NeXT#4): the lead names that file; no library's tracker is searched."""
+    d = engine.diagnose([str(ROOT_FIELD / "llavanext-4.log")])
+    assert d.verdict == "unknown" and d.lead.library is None and d.lead.search_url is None
+    assert d.lead.where == "the project's or your own code (llava_arch.py:199)"
+
+
+def test_no_search_is_offered_without_a_stated_message():
+    from vlkb.analyzer.model import Exc, Incident, Line
+    line = Line("x.log", 1, "Traceback (most recent call last):")
+    assert search_terms(Incident("traceback", [line])) == ""  # cut before its exception
+    bare = Incident("traceback", [line], chain=[Exc("AssertionError", "", line)])
+    assert search_terms(bare) == ""
+    boxed = Incident("traceback", [line], chain=[Exc("AttributeError", "'NoneType' object has no attribute 'lower'", line)])
+    assert search_terms(boxed) == "AttributeError NoneType object has no attribute lower"
+
+
 def test_search_terms_drop_paths_numbers_and_ids():
     from vlkb.analyzer.model import Exc, Incident, Line
     line = Line("x.log", 1, "x")

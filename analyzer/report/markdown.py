@@ -124,7 +124,7 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
             out += ["", f"**Root incident** at {code(f'{root.first.path}:{root.first.lineno}')}", "",
                     fenced(_evidence(root.lines[-n:] if root.headline else root.lines[:n], width))]
         lead = d.lead
-        if lead is not None and lead.library:
+        if lead is not None and (lead.library or lead.frames):
             out += ["", f"Raised in {code(lead.where)}" + (f": [search its issues for this message](<{lead.search_url}>)"
                                                           if lead.search_url else "")]
         return out

@@ -65,7 +65,7 @@ def _lead(console: Console, lead, width: int) -> None:
         console.print(Text("Last frames", style="bold"))
         for f in lead.frames:
             console.print(Text(f"  {f.file}:{f.lineno} in {f.func}"))
-    if lead.library:
+    if lead.library or lead.frames:
         console.print(Text.assemble(("Raised in: ", "bold"), lead.where))
     if lead.search_url:
         console.print(Text.assemble(("Search its issues: ", "bold"), lead.search_url))
