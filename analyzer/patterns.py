@@ -123,6 +123,8 @@ BUILD_ERROR = re.compile(
     # linker ("collect2: error: ld returned 1 exit status"), make giving up on a target
     # ("make: *** [Makefile:277: train_gpt2fp32cu] Error 255", not "... Error 1 (ignored)")
     r"|^[^\s:()]{1,300}\.(?:cu|cuh|c|cc|cpp|h|hpp)\(\d{1,7}\): error: |^collect2: error: ld returned [1-9]"
+    # nvcc refusing its own options ("nvcc fatal   : Unsupported gpu architecture 'compute_90'")
+    r"|^nvcc fatal {0,8}: \S"
     r"|^make(?:\[\d{1,3}\])?: \*\*\* \[[^\]]{1,300}\] Error [1-9]\d{0,2}\s*$"
 )
 # glibc's heap checks before they abort the process: the report of glibc < 2.26 ("*** Error in
@@ -216,12 +218,13 @@ STANDALONE = [
         # the same IDE line after any other failed exit ("Process finished with exit code 1")
         r"|" + _IDE_EXIT + r"[1-9]\d{0,10}\b"
     )),
-    # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan", a loss printed as a tensor
+    # metrics: HF Trainer dicts, ms-swift jsonl, plain "loss=nan" ("Loss: NaN", "Grad Norm: inf" as
+    # progress prints capitalise them), a loss printed as a tensor
     # ("'loss_rpn_loc': tensor(nan, device='cuda:0', grad_fn=<MulBackward0>)"); and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
     # apex/Megatron "reducing loss scale to 1.0"): early overflows at scales like 65536 are normal warm-up
     ("metric", re.compile(
-        r"""['"]?\b(?:\w*loss\w*|grad_norm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:tensor\()?(?:nan|NaN|-?inf|-?Infinity)\b"""
+        r"""['"]?\b(?:\w*(?:loss|Loss|LOSS)\w*|grad_norm|[Gg]rad[ _][Nn]orm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:tensor\()?(?:nan|NaN|NAN|-?inf|-?Infinity)\b"""
         # nanoGPT's and llm.c's prints ("iter 3010: loss nan, time 1019.95ms", "train loss nan | norm nan")
         r"|\b(?:train |val |lm )?loss (?:nan|-?inf)\b"
         # a named loss term before its value ("[loss KL: nan] [loss FA: nan]", HAST's trainer), DETR's and
@@ -341,7 +344,7 @@ BLOCK_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)")
 # Raw trigger for the fast byte scan: a line matching none of these is never parsed unless it sits
 # inside an open traceback. Lower-cased words are matched case-sensitively as written in logs.
 TRIGGER = re.compile(
-    rb"Traceback \(most|File \"|Error|Exception|error:|Assertion|nan\b|NaN|inf\b|Infinity|Killed|SIG[A-Z]{3,4}"
+    rb"Traceback \(most|File \"|Error|Exception|error:|Assertion|nan\b|NaN|NAN\b|inf\b|Infinity|Killed|SIG[A-Z]{3,4}"
     rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
     rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
@@ -358,7 +361,7 @@ TRIGGER = re.compile(
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
     rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of|\.py in "
-    rb"|make: |make\[|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
+    rb"|make: |make\[|nvcc fatal|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"
