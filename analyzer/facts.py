@@ -156,12 +156,14 @@ _GATE = sorted({w.lower() for w in TRIGGER_WORDS} | {"==",
                                                                    for _, m in MODELS})
 
 
-_PIP_LINE = re.compile(rf"\s*(?:{_LIB_NAMES})(?:==|\s{{2,}})", re.I)  # pip list / freeze: the name leads
+# pip list / freeze: the name leads, after at most a short indent (an unbounded `\s*` retried every
+# library name at each of a long run of spaces: 77 s for a line of 20,000)
+_PIP_LINE = re.compile(rf"\s{{0,40}}(?:{_LIB_NAMES})(?:==|\s{{2}})", re.I)
 
 
 def _gated(text: str) -> bool:
     low = text[:4000].lower()  # the extractors read no longer line
-    return any(w in low for w in _GATE) or _PIP_LINE.match(text) is not None
+    return any(w in low for w in _GATE) or _PIP_LINE.match(low) is not None
 
 
 @dataclass(frozen=True, slots=True)

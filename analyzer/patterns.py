@@ -232,7 +232,7 @@ STANDALONE = [
         # loss, ending training"), ESPnet's trainer after every step of an epoch was skipped
         r"|\b[Ll]oss [A-Za-z][\w./()-]{0,30}(?: [A-Za-z][\w./()-]{0,30}){0,2}\s{0,4}[:=：]\s{0,4}(?:nan|NaN|-?inf)\b"
         r"|^Loss is (?:nan|-?inf)\b|non-finite loss, ending training|The gradients at all steps are invalid in this epoch"
-        r"|(?:OVERFLOW!|[Oo]verflow).*reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
+        r"|(?:OVERFLOW!|[Oo]verflow).{0,300}?reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
     )),
     # failures stated on one line, with no exception line of their own: a CUDA kernel's assert
     # (`...Loss.cu:250: ...: block: [0,0,0] ... Assertion `t >= 0` failed.`), a state dict whose tensors

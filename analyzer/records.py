@@ -312,6 +312,7 @@ class RecordParser:
     def _failure_kind(self, text: str) -> str | None:
         """_standalone_kind without warnings, remembered: the source lines of a traceback repeat on
         every rank that prints it."""
+        text = text[:STANDALONE_CHARS]  # as _classify reads it: a 1 MB line costs no more than its head
         kind = self._in_record.get(text)
         if kind is None:
             kind = _standalone_kind(text, warnings=False) or ""

@@ -64,7 +64,10 @@ _RANK_SRUN = re.compile(r"^ {0,3}(\d{1,4}): ")
 _RANK_LIGHTNING = re.compile(r"^\[rank: (\d{1,5})\] ")
 #   pdsh (DeepSpeed multi-node launcher): "node-1: ", "worker-0: ", "10.0.0.2: ", "localhost: ".
 #   A host name carries a digit or is localhost; exception names ("RuntimeError: ") never do.
-_HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*\d[\w.-]*): ")
+#   At most 253 characters (DNS), so that a long run of word characters ("a111...1 Error") costs one
+#   bounded try, not a backtrack per character; the digit is checked on the match (_HOST_DIGIT).
+_HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.-]{0,252}): ")
+_HOST_DIGIT = re.compile(r"[A-Za-z][\w-]{0,252}?\d")
 #   YAML keys that carry a digit are not hosts either ("bf16: true", "fp16: false"); host names
 #   have no underscore (RFC 952), config keys usually do ("ds_z3: ...").
 #   Ascend CANN error codes ("EH9999: Inner Error!") and gcc's collect2 are not hosts either.
@@ -161,7 +164,8 @@ def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int,
                 continue
         if host is None:
             m = _HOST_PDSH.match(text)
-            if m and not _NOT_HOSTS.search(m.group(1)):
+            if m and (m.group(1) == "localhost" or m.group(1)[0].isdigit() or _HOST_DIGIT.match(m.group(1))) \
+                    and not _NOT_HOSTS.search(m.group(1)):
                 host, host_span, text, at = m.group(1), (at + m.start(1), at + m.end(1)), text[m.end():], at + m.end()
                 continue
         break

@@ -176,3 +176,16 @@ def one_line(path: Path, size_mb: int) -> None:
 
 
 MIXES = {"quiet": quiet, "noisy": noisy, "error-dense": error_dense, "long-lines": long_lines}
+
+
+def hostile_lines(n: int) -> dict[str, str]:
+    """Issue 15's hostile one-line shapes, each about `n` characters: each once made a regex
+    backtrack per character (a pdsh host prefix, the pip-list fact gate, the fp16 overflow notice)."""
+    return {
+        "digits-then-error": "a" + "1" * n + " Error",
+        "frame-then-spaces": 'File "x", line 1, in f' + " " * n,
+        "overflow-repeated": "Overflow " * (n // 9),
+        "message-of-words": "RuntimeError: " + "a " * (n // 2),
+        "host-like-word": "node" + "-1" * (n // 2) + "x",
+        "indent-then-word": " " * n + "torch",
+    }

@@ -2,12 +2,17 @@
 launcher or CI system decorates them; the diagnosis must not change."""
 import gzip
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from vlkb.analyzer.textnorm import canon, clean
 from vlkb.kb import fixtures as fx
 from vlkb.kb.loader import shipped_dir
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import mixes  # noqa: E402  (the benchmark's generators)
 
 DDP = fx.parse(shipped_dir() / "ddp-mark-variable-ready-twice" /
                "ddp-mark-variable-ready-twice.pos-accelerate-lora-rank1.log")
@@ -308,3 +313,18 @@ def test_a_traceback_that_never_ends_stops_holding_the_parser(engine, tmp_path):
     d = engine.diagnose([str(path)])
     assert d.verdict == "known" and d.matches[0].entry.id == "ddp-mark-variable-ready-twice"
     assert d.root.first.lineno > 1 + len(noise)
+
+
+# Issue 15's hostile lines (benchmarks/mixes.hostile_lines), each 1 MB: a regex that backtracks per
+# character on one of them takes hours at this size (the pdsh host prefix took 142 s at 100 KB, the
+# pip-list gate 77 s at 20 KB), so a regression hangs this test rather than slowing it;
+# benchmarks/bench_hostile.py prints the times and their growth.
+HOSTILE = mixes.hostile_lines(1 << 20)
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_hostile_megabyte_line_is_read_in_linear_time(engine, tmp_path, name):
+    log = tmp_path / "hostile.log"
+    log.write_text("Traceback (most recent call last):\n" + HOSTILE[name] + "\nstep 2\n", encoding="utf-8")
+    d = engine.diagnose([str(log)])
+    assert d.verdict in ("known", "unknown") and d.root is not None
