@@ -16,7 +16,7 @@ from .model import Exc, Incident, Line
 from .patterns import TRIGGER
 from .progress import stall
 from .reader import ReadStats, expand, safe_label
-from .records import RecordParser
+from .records import MAX_FRAMES, MAX_KEPT_CHARS, RecordParser
 from .scan import scan
 from .trigger import Phrases, Trigger
 
@@ -106,6 +106,10 @@ class Engine:
         sheet = FactSheet()
         parser = RecordParser(collector.add, self.signature)
         scan(expand(inputs), parser, stats, sheet.observe, self.trigger, collector, jobs)
+        if parser.cut_lines:
+            stats.notes.append(f"{parser.cut_lines} lines longer than {MAX_KEPT_CHARS >> 10} KiB were kept shortened (head and tail)")
+        if parser.cut_frames:
+            stats.notes.append(f"{parser.cut_frames} frames from the middle of tracebacks over {MAX_FRAMES} were not kept")
         incidents = elect(collector.order)
         frameworks = detect(incidents, sheet.facts)
         if frameworks:

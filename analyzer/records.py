@@ -22,7 +22,13 @@ from .model import Exc, Frame, Incident, Line
 from .textnorm import template
 
 MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
+MAX_FRAMES = 400  # frames kept of one traceback: its outermost quarter and its innermost (a recursion's)
 MAX_MESSAGE_LINES = 60
+# characters kept of one line the parser is handed (the reader already cuts a line longer than a chunk
+# to 64 KiB): its head and its tail, where a flattened traceback states its exception. Thirty 8 MB
+# source lines inside one traceback kept whole held 2.3 GB.
+MAX_KEPT_CHARS = 64 << 10
+_KEPT_TAIL = 16 << 10
 # Lines a traceback may run without a frame or its exception: source lines, carets, an IPython or rich
 # frame's code context take a few each; past this the traceback is over (the process stopped, or the
 # excerpt did), and the lines after it go back to being scanned, not each parsed as part of it.
@@ -86,6 +92,8 @@ class RecordParser:
         self._memo = Memo()
         self._in_record = Memo()  # text -> failure kind ("" for none) of a line inside a traceback
         self._clock: dict[tuple, str] = {}  # stream -> the last time a line of it stated
+        self.cut_lines = 0  # lines longer than MAX_KEPT_CHARS, kept shortened
+        self.cut_frames = 0  # frames dropped from the middle of tracebacks longer than MAX_FRAMES
 
     @property
     def busy(self) -> bool:
@@ -95,6 +103,9 @@ class RecordParser:
     def feed(self, line: Line) -> Incident | str | None:
         """Take one line. Return what another line of the same text would do while no record is
         open: NOTHING, or the folded incident it adds to (None when that cannot be said)."""
+        if len(line.text) > MAX_KEPT_CHARS:
+            line = replace(line, text=_shortened(line.text))
+            self.cut_lines += 1
         when = line_time(line)
         if when is not None:
             self._clock[line.stream] = when
@@ -231,6 +242,9 @@ class RecordParser:
             return False
         m = P.frame_match(text) or (op.in_box and P.RICH_FRAME.match(text))
         if m:
+            if len(inc.frames) >= MAX_FRAMES:
+                del inc.frames[MAX_FRAMES // 4]
+                self.cut_frames += 1
             inc.frames.append(_frame(m))
             self._add(op, line)
             op.since_frame = 0
@@ -437,6 +451,11 @@ FILTER_FROM = 256
 @lru_cache(maxsize=1)
 def _filter() -> StandaloneFilter:
     return StandaloneFilter(P.STANDALONE)
+
+
+def _shortened(text: str) -> str:
+    cut = len(text) - MAX_KEPT_CHARS
+    return f"{text[:MAX_KEPT_CHARS - _KEPT_TAIL]} … [{cut} characters cut] … {text[-_KEPT_TAIL:]}"
 
 
 def _standalone_kind(text: str, warnings: bool) -> str | None:

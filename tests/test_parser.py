@@ -328,3 +328,21 @@ def test_a_hostile_megabyte_line_is_read_in_linear_time(engine, tmp_path, name):
     log.write_text("Traceback (most recent call last):\n" + HOSTILE[name] + "\nstep 2\n", encoding="utf-8")
     d = engine.diagnose([str(log)])
     assert d.verdict in ("known", "unknown") and d.root is not None
+
+
+def test_a_traceback_keeps_bounded_frames_and_lines_and_says_so(engine, tmp_path):
+    """Memory is bounded by design (issue 15): a recursion of 5,000 frames keeps MAX_FRAMES of them,
+    its outermost and its innermost, and a 1 MB source line is kept as its head and tail; each cut is
+    stated as a note."""
+    from vlkb.analyzer.records import MAX_FRAMES, MAX_KEPT_CHARS
+    frames = "".join(f'  File "/w/m{i}.py", line {i}, in f{i}\n    f{i + 1}()\n' for i in range(5000))
+    log = tmp_path / "deep.log"
+    log.write_text("Traceback (most recent call last):\n" + frames + "    " + "x" * (1 << 20) + "\n"
+                   "RecursionError: maximum recursion depth exceeded\n", encoding="utf-8")
+    d = engine.diagnose([str(log)])
+    root = d.root
+    assert root.exception == "RecursionError" and len(root.frames) == MAX_FRAMES
+    assert root.frames[0].file == "/w/m0.py" and root.frames[-1].file == "/w/m4999.py"
+    assert max(len(line.text) for line in root.lines) < MAX_KEPT_CHARS + 100
+    notes = d.stats.notes
+    assert any("frames from the middle" in n for n in notes) and any("kept shortened" in n for n in notes)
