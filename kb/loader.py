@@ -14,14 +14,24 @@ from vlkb.analyzer.entry import Entry, Rule, fingerprint
 from .schema import EntryError, schema_hash, validate
 
 
+MAX_YAML_CHARS = 1 << 20  # the largest shipped entry is under 100 KiB
+
+
 def parse_yaml(text: str):
     """PyYAML, imported here: `vlkb diagnose` reads the shipped entries from the fitted index and
     needs no YAML parser unless an entry changed or a user's KB is given. libyaml's parser when
     PyYAML was built with it (it usually is): 5-10x faster."""
     import yaml
 
+    if len(text) > MAX_YAML_CHARS:
+        raise EntryError(f"larger than {MAX_YAML_CHARS >> 10} KiB: a KB entry is a page of text")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # anchors and aliases are refused before anything is built: an entry needs none, and nested
+        # aliases (a "billion laughs") expand to billions of items in whatever walks the document
+        if "*" in text and any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=loader)):
+            raise EntryError("YAML aliases (*name) are not allowed in a KB entry")
+        return yaml.load(text, Loader=loader)
     except yaml.YAMLError as err:
         raise EntryError(f"not valid YAML ({err})") from None
 
