@@ -93,7 +93,7 @@ def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int, int |
         head = _read(raw, SNIFF, source)
         stream: BinaryIO = raw
         if head.startswith(GZIP_MAGIC):
-            stream = gzip.GzipFile(fileobj=_Prepend(head, raw))
+            stream = _Gunzip(_Prepend(head, raw), source, stats)
             head = _read(stream, SNIFF, source)
         wide = wide_encoding(head)
         if wide:
@@ -245,6 +245,52 @@ class _Prepend:
                 self._head[size:] if size >= 0 else b""
             return out
         return self._rest.read(size)
+
+
+class _Gunzip:
+    """gzip decoded incrementally, every member in turn, at most `size` bytes per read (a bomb costs
+    time, never memory). A stream cut short or corrupt keeps what was decoded before the damage and
+    says so in a note: gzip.GzipFile raised and lost the whole read it happened in."""
+
+    def __init__(self, raw, source: Source, stats: ReadStats):
+        self._raw, self._source, self._stats = raw, source, stats
+        self._d = zlib.decompressobj(31)
+        self._pending, self._done = b"", False
+
+    def read(self, size: int = -1) -> bytes:
+        want = CHUNK if size < 0 else size
+        out = []
+        have = 0
+        while have < want and not self._done:
+            data = self._pending or self._raw.read(1 << 16)
+            self._pending = b""
+            if not data:
+                if not self._d.eof:
+                    self._stats.notes.append(f"{self._source.label}: compressed stream is truncated; "
+                                             "diagnosed what was read before it")
+                self._done = True
+                break
+            try:
+                piece = self._d.decompress(data, want - have)
+            except zlib.error as err:
+                self._stats.notes.append(f"{self._source.label}: compressed stream is corrupt ({err}); "
+                                         "diagnosed what was read before it")
+                self._done = True
+                break
+            self._pending = self._d.unconsumed_tail
+            if self._d.eof:  # the member ended: another may follow (gzip -c a b > ab.gz)
+                rest = self._d.unused_data + self._pending
+                self._d, self._pending = zlib.decompressobj(31), rest
+                if not rest.strip(b"\0"):
+                    self._pending = b""
+                    more = self._raw.read(1 << 16)
+                    if not more:
+                        self._done = True
+                    else:
+                        self._pending = more
+            out.append(piece)
+            have += len(piece)
+        return b"".join(out)
 
 
 class _Transcode:
