@@ -1,5 +1,7 @@
 """The command line contract: help, exit codes, the JSON schema, inert rendering of log text."""
 import json
+import os
+import sys
 
 import click
 import pytest
@@ -212,3 +214,15 @@ def test_human_reports_cite_three_sources_and_point_to_the_rest(engine, tmp_path
         assert more in line and "vlkb kb show cuda-oom" in line
     cited = json.loads(render("json", d))["matches"][0]
     assert len(cited["sources"]) == len(entry.sources)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [("diagnose", SAMPLE), ("diagnose", SAMPLE, "--format", "markdown"),
+                                  ("kb", "list")])
+def test_a_full_disk_under_stdout_is_an_error_not_a_traceback(args):
+    import subprocess
+    with open("/dev/full", "w") as full:
+        cp = subprocess.run([sys.executable, "-m", "vlkb", *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                            timeout=120)
+    assert cp.returncode == 2 and "Traceback" not in cp.stderr
+    assert "cannot write the report to standard output (No space left on device)" in cp.stderr

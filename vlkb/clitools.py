@@ -44,3 +44,6 @@ def emit(text: str) -> None:
         sys.stdout.flush()
     except BrokenPipeError:  # `vlkb ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as err:  # a full disk, /dev/full, a closed terminal: say so, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit flush must not raise again
+        fail(f"cannot write the report to standard output ({err.strerror or err})")
