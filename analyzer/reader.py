@@ -6,18 +6,17 @@ user, and recoverable trouble (a truncated gzip, an over-long line) becomes a no
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import os
 import re
 import sys
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-CHUNK = 8 << 20  # bytes read at a time
+from .streams import CHUNK, Gunzip, Prepend, Transcode
+
 MAX_LINE = 64 << 10  # bytes kept of a line longer than a whole chunk
 SNIFF = 64 << 10
 GZIP_MAGIC = b"\x1f\x8b"
@@ -93,12 +92,13 @@ def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int, int |
         head = _read(raw, SNIFF, source)
         stream: BinaryIO = raw
         if head.startswith(GZIP_MAGIC):
-            stream = _Gunzip(_Prepend(head, raw), source, stats)
+            stream = Gunzip(Prepend(head, raw), lambda why: stats.notes.append(
+                f"{source.label}: compressed stream is {why}; diagnosed what was read before it"))
             head = _read(stream, SNIFF, source)
         wide = wide_encoding(head)
         if wide:
             bom, encoding = wide
-            stream = _Transcode(_Prepend(head[len(bom):], stream), encoding)
+            stream = Transcode(Prepend(head[len(bom):], stream), encoding)
             stats.notes.append(f"{source.label}: decoded from {encoding.upper()} (byte-order mark)")
             head = _read(stream, SNIFF, source)
         reason = binary_reason(head)
@@ -128,7 +128,7 @@ def _split_seekable(stream: BinaryIO, source: Source, stats: ReadStats) -> Itera
     """Read a chunk, hand over its whole lines and seek back to the start of the partial last one."""
     while True:
         offset = stream.tell()
-        block = _read(stream, CHUNK, source, stats)
+        block = _read(stream, CHUNK, source)
         if not block:
             return
         cut = block.rfind(b"\n") + 1
@@ -149,7 +149,7 @@ def _split_seekable(stream: BinaryIO, source: Source, stats: ReadStats) -> Itera
 def _skip_line(stream: BinaryIO, source: Source, stats: ReadStats) -> None:
     """Read on to just past the next newline (the rest of an over-long line)."""
     while True:
-        block = _read(stream, CHUNK, source, stats)
+        block = _read(stream, CHUNK, source)
         cut = block.find(b"\n")
         if not block or cut >= 0:
             if cut >= 0:
@@ -169,7 +169,7 @@ def _split(head: bytes, stream: BinaryIO, source: Source, stats: ReadStats) -> I
         if skipping:  # discarding the tail of an over-long line
             cut = block.find(b"\n")
             if cut < 0:
-                block = _read(stream, CHUNK, source, stats)
+                block = _read(stream, CHUNK, source)
                 continue
             block, skipping = block[cut + 1:], False
         data = carry + block if carry else block
@@ -183,20 +183,15 @@ def _split(head: bytes, stream: BinaryIO, source: Source, stats: ReadStats) -> I
             stats.notes.append(f"{source.label}: a line over {CHUNK >> 20} MiB was cut to {MAX_LINE >> 10} KiB")
             yield carry[:MAX_LINE] + b"\n", MAX_LINE + 1
             carry, skipping = b"", True
-        block = _read(stream, CHUNK, source, stats)
+        block = _read(stream, CHUNK, source)
     if carry and not skipping:
         yield carry, len(carry)
 
 
-def _read(stream: BinaryIO, size: int, source: Source, stats: ReadStats | None = None) -> bytes:
+def _read(stream: BinaryIO, size: int, source: Source) -> bytes:
+    """Damage inside a compressed stream is streams.Gunzip's to note; a failing read is an error."""
     try:
         return stream.read(size)
-    except (EOFError, gzip.BadGzipFile, zlib.error) as err:
-        if stats is not None:
-            stats.notes.append(f"{source.label}: compressed stream is truncated or corrupt ({err}); "
-                               "diagnosed what was read before it")
-            return b""
-        raise InputError(f"{source.label}: corrupt gzip stream ({err})") from None
     except OSError as err:
         raise InputError(f"{source.label}: read failed ({err.strerror or err})") from None
 
@@ -231,85 +226,3 @@ def binary_reason(head: bytes) -> str | None:
         if bad > len(sample) * 0.3 and err.start < len(sample) - 4:
             return "not UTF-8 text"
     return None
-
-
-class _Prepend:
-    """A file-like object that replays bytes already read, then the rest of the stream."""
-
-    def __init__(self, head: bytes, rest: BinaryIO):
-        self._head, self._rest = head, rest
-
-    def read(self, size: int = -1) -> bytes:
-        if self._head:
-            out, self._head = self._head[:size] if size >= 0 else self._head, \
-                self._head[size:] if size >= 0 else b""
-            return out
-        return self._rest.read(size)
-
-
-class _Gunzip:
-    """gzip decoded incrementally, every member in turn, at most `size` bytes per read (a bomb costs
-    time, never memory). A stream cut short or corrupt keeps what was decoded before the damage and
-    says so in a note: gzip.GzipFile raised and lost the whole read it happened in."""
-
-    def __init__(self, raw, source: Source, stats: ReadStats):
-        self._raw, self._source, self._stats = raw, source, stats
-        self._d = zlib.decompressobj(31)
-        self._pending, self._done = b"", False
-
-    def read(self, size: int = -1) -> bytes:
-        want = CHUNK if size < 0 else size
-        out = []
-        have = 0
-        while have < want and not self._done:
-            data = self._pending or self._raw.read(1 << 16)
-            self._pending = b""
-            if not data:
-                if not self._d.eof:
-                    self._stats.notes.append(f"{self._source.label}: compressed stream is truncated; "
-                                             "diagnosed what was read before it")
-                self._done = True
-                break
-            try:
-                piece = self._d.decompress(data, want - have)
-            except zlib.error as err:
-                self._stats.notes.append(f"{self._source.label}: compressed stream is corrupt ({err}); "
-                                         "diagnosed what was read before it")
-                self._done = True
-                break
-            self._pending = self._d.unconsumed_tail
-            if self._d.eof:  # the member ended: another may follow (gzip -c a b > ab.gz)
-                rest = self._d.unused_data + self._pending
-                self._d, self._pending = zlib.decompressobj(31), rest
-                if not rest.strip(b"\0"):
-                    self._pending = b""
-                    more = self._raw.read(1 << 16)
-                    if not more:
-                        self._done = True
-                    else:
-                        self._pending = more
-            out.append(piece)
-            have += len(piece)
-        return b"".join(out)
-
-
-class _Transcode:
-    """A file-like object that decodes a wide encoding incrementally and hands out UTF-8: a UTF-16
-    log is read in bounded pieces like any other stream. Undecodable units become U+FFFD."""
-
-    def __init__(self, stream, encoding: str):
-        self._stream = stream
-        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-        self._pending = b""
-
-    def read(self, size: int = -1) -> bytes:
-        while size < 0 or len(self._pending) < size:
-            raw = self._stream.read(CHUNK if size < 0 else max(size, 4096))
-            self._pending += self._decoder.decode(raw, final=not raw).encode("utf-8")
-            if not raw:
-                break
-        if size < 0:
-            out, self._pending = self._pending, b""
-        else:
-            out, self._pending = self._pending[:size], self._pending[size:]
-        return out
