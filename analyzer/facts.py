@@ -111,6 +111,13 @@ CONFIG = [
     ("world_size", re.compile(_key("world_size|num_processes") + _SEP + _NUM
                               + r"|\bNum processes: " + _NUM.replace("P<v>", "P<v2>")), "int"),
     ("nproc_per_node", re.compile(_key("nproc_per_node|nproc-per-node|num_gpus") + _SEP + _NUM), "int"),
+    # the command that started the run names the framework the user drives ("swift rlhf \", "llamafactory-cli
+    # train x.yaml", "NPROC_PER_NODE=8 swift sft ...", "python3 -m verl.trainer.main_ppo ..."), which a
+    # traceback cut inside DeepSpeed or torch does not show (framework.detect)
+    ("launcher", re.compile(r"^(?:\$ )?(?:[A-Z][A-Z0-9_]{1,40}=\S{0,200} {1,4}){0,8}(?:(?P<v>swift|llamafactory-cli|axolotl)"
+                            r" {1,4}(?:sft|rlhf|pt|infer|export|deploy|sample|eval|app|web-ui|train|chat|webui|api|preprocess)\b"
+                            r"|(?:python3?|torchrun|deepspeed|accelerate launch)\b.{0,300}? -m (?P<v2>verl|openrlhf|axolotl|llamafactory|swift)\.)"),
+     "word"),
 ]
 # A metrics line (the Trainer's {'loss': ..., 'learning_rate': ...}) states the scheduled rate of one
 # step, not the run's setting: the config keys it repeats are not read from it.
@@ -143,6 +150,7 @@ TRIGGER_WORDS = [
     "sequence_len", "max_pixels", "MAX_PIXELS", "learning_rate:", "learning_rate=", "learning_rate ", 'learning_rate"',
     "gradient_clipping", "gradient_clip_val",
     "world_size", "Num processes", "num_processes", "nproc_per_node", "nproc-per-node", "num_gpus",
+    "swift ", "llamafactory-cli", "axolotl", "-m verl.", "-m openrlhf.", "-m llamafactory.",
 ]
 
 
@@ -282,6 +290,8 @@ _ORDER = ["framework", "model", "zero_stage", "reduce_bucket_size", "allgather_b
 
 
 def ordered(facts: dict[str, Fact]) -> list[Fact]:
-    """Model and config first (in a fixed order), then library versions by name."""
+    """Model and config first (in a fixed order), then library versions by name; the launching
+    command's framework only through the `framework` fact."""
     rank = {k: i for i, k in enumerate(_ORDER)}
-    return sorted(facts.values(), key=lambda f: (rank.get(f.key, len(rank)), f.key))
+    shown = [f for f in facts.values() if f.key != "launcher"]  # "framework" states it (framework.detect)
+    return sorted(shown, key=lambda f: (rank.get(f.key, len(rank)), f.key))

@@ -47,19 +47,26 @@ FRAMEWORKS = [
 ]
 BY_ID = {f.id: f for f in FRAMEWORKS}
 # a framework's own version line names it when no frame does ("- LLaMA-Factory version: 0.9.1")
+# the command that started the run (facts.py "launcher": its CLI or the module run with -m)
+_BY_LAUNCHER = {"swift": "ms-swift", "llamafactory-cli": "llamafactory", "llamafactory": "llamafactory",
+                "axolotl": "axolotl", "verl": "verl", "openrlhf": "openrlhf"}
 _BY_VERSION = {"version.llamafactory": "llamafactory", "version.ms_swift": "ms-swift", "version.axolotl": "axolotl",
                "version.verl": "verl", "version.openrlhf": "openrlhf"}
 
 
 def detect(incidents: list[Incident], run: dict) -> list[tuple[str, Line]]:
     """The frameworks the log shows running, the most specific first, each with a line that shows it:
-    those among the frames of every incident; else a framework's own version line."""
+    those among the frames of every incident and the one whose command started the run; else a
+    framework's own version line."""
     found: dict[str, Line] = {}
     for inc in incidents:
         for frame in inc.frames:
             for fw in FRAMEWORKS:
                 if fw.id not in found and fw.frame.search(frame.file):
                     found[fw.id] = inc.first
+    launched = run.get("launcher")
+    if launched is not None and _BY_LAUNCHER.get(launched.value) in BY_ID:
+        found.setdefault(_BY_LAUNCHER[launched.value], launched.line)
     if not found:
         for key, fid in _BY_VERSION.items():
             fact = run.get(key)

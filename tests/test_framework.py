@@ -37,6 +37,17 @@ def test_the_runs_framework_leads_the_fix_and_the_others_fold(engine, tmp_path):
     assert fix.index("LLaMA-Factory") < fix.index("If the model's remote code")  # the paragraph after the list stays after it
 
 
+def test_the_command_that_started_the_run_names_its_framework(engine):
+    """The bundled sample (ms-swift DPO on MiniCPM-V under ZeRO-2) shows only DeepSpeed's frame: its
+    `swift rlhf` command line names the framework, whose bullet then leads the fix."""
+    d = engine.diagnose([str(Path(__file__).resolve().parent.parent / "data/samples/ms-swift-minicpmv-dpo-zero2.log")])
+    assert d.frameworks == ["ms-swift", "deepspeed"] and d.run["framework"].line.lineno == 1
+    out = text_report.render(d)
+    fix = out[out.index("Fix\n"):out.index("Evidence\n")]
+    assert "- ms-swift: `--gradient_checkpointing_kwargs" in fix and "- HF Trainer / TRL:" not in fix
+    assert "launcher" not in out  # the framework fact says it once
+
+
 def test_a_bullet_that_mentions_a_framework_in_passing_is_not_folded(engine):
     fix = next(e for e in engine.entries if e.id == "version-skew-cannot-import-name").fix
     split = split_fix(fix, ["accelerate"])
