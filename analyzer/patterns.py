@@ -11,7 +11,9 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 # KeyError in DataLoader worker process 0." then this line and the worker's own traceback): the
 # worker's exception, last in the chain, is the failure
 ORIGINAL_TRACEBACK = re.compile(r"^\s{0,8}Original Traceback \(most recent call last\):")
-FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>.*?))?\s*$')
+# The function is at most five words (a name, "<module>", a logger's suffix): a lazy `.*?` before `\s*$`
+# retried the trailing spaces at each character (10 s for a frame line of 64 KB of spaces and a word).
+FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>\S{0,300}(?: \S{1,300}){0,4}))?\s*$')
 # a traceback's indented source line that raises, behind a logger's prefix when the traceback was logged
 # ("ERROR 11-18 18:07:28 engine.py:366]     raise ValueError("No available memory ...")"): it quotes
 # the message of the exception line that follows, it is not a failure of its own

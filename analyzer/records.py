@@ -136,6 +136,8 @@ class RecordParser:
         found = P.TRACEBACK.search(text)
         if found and 'File "' in full[found.end():]:  # a flattened traceback, read from its first 64 KB
             return self._flattened(line, full[found.end():found.end() + 16 * CLASSIFY_CHARS])
+        if not found and text.lstrip().startswith('File "') and len(P.FLAT_FRAME.findall(text, 0, 2048)) >= 2:
+            return self._flattened(line, full[:16 * CLASSIFY_CHARS])  # the same, its header cut off
         if found:
             inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
             m = P.IPYTHON_HEADER.match(text)

@@ -184,6 +184,7 @@ def hostile_lines(n: int) -> dict[str, str]:
     return {
         "digits-then-error": "a" + "1" * n + " Error",
         "frame-then-spaces": 'File "x", line 1, in f' + " " * n,
+        "frame-spaces-word": 'File "x", line 1, in f' + " " * n + "x",  # the frame regex's lazy function name
         "overflow-repeated": "Overflow " * (n // 9),
         "message-of-words": "RuntimeError: " + "a " * (n // 2),
         "host-like-word": "node" + "-1" * (n // 2) + "x",

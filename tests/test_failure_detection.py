@@ -361,6 +361,13 @@ def test_an_unknown_raised_in_the_projects_own_code_names_its_file_not_torch(eng
     assert d.lead.where == "the project's or your own code (llava_arch.py:199)"
 
 
+def test_a_flattened_traceback_without_its_header_is_read_frame_by_frame(engine):
+    """A quoted paste that lost its newlines and its "Traceback" line (LLaMA-VID#30): the frames are
+    read from the one line, the last one named."""
+    d = engine.diagnose([str(ROOT_FIELD / "llamavid-30.log")])
+    assert d.verdict == "unknown" and len(d.root.frames) > 2 and d.root.frames[-1].func == "_process_data"
+
+
 def test_no_search_is_offered_without_a_stated_message():
     from vlkb.analyzer.model import Exc, Incident, Line
     line = Line("x.log", 1, "Traceback (most recent call last):")
