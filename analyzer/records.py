@@ -169,7 +169,8 @@ class RecordParser:
         if exc is not None and len(full) > CLASSIFY_CHARS:  # the type leads the line: the message is the rest
             exc = (exc[0], full[len(exc[0]):].lstrip(":").strip())
         if exc is None:
-            m = P.LOGGED_EXC.search(text)
+            # the regex is tried at every position; the words it needs are found by a substring test
+            m = P.LOGGED_EXC.search(text) if "Error" in text or "Exception" in text else None
             if m:
                 exc = (m.group("type"), full[m.start("msg"):].strip()) if m.group("type") else (m.group("qualified"), "")
             elif P.CPP_FRAME.match(text):  # a C++ backtrace whose message the excerpt cut: its frames follow
