@@ -132,6 +132,9 @@ LAUNCHER_FRAME = re.compile(
 )
 
 
+CHILD_EXIT = re.compile(r"CalledProcessError|ChildFailedError|SystemExit|KeyboardInterrupt")
+
+
 def is_cascade(inc: Incident) -> bool:
     if inc.kind in ("nccl", "launcher"):
         return True
@@ -140,7 +143,10 @@ def is_cascade(inc: Incident) -> bool:
     text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text]))
     if CASCADE.search(text):
         return True
-    return bool(inc.frames) and all(LAUNCHER_FRAME.search(f.file) for f in inc.frames)
+    # the launcher reporting a child's exit raises its own kinds; another exception in its frames
+    # (accelerate's launch reading a config it was never given: AttributeError) is its own failure
+    return (bool(inc.frames) and all(LAUNCHER_FRAME.search(f.file) for f in inc.frames)
+            and (inc.exception is None or CHILD_EXIT.search(inc.exception) is not None))
 
 
 def elect(incidents: list[Incident]) -> list[Incident]:

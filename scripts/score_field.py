@@ -4,6 +4,7 @@
   python scripts/score_field.py                 # both splits, one table each
   python scripts/score_field.py --split holdout # the figure that means anything
   python scripts/score_field.py --split dev --verbose   # each miss, for choosing what to build
+  python scripts/score_field.py --cascade       # each case followed by a real NCCL-timeout cascade
 
 Each case carries the failure class a reader gave it (`label`: an entry id, a class the KB lacks, or
 "unclear"), whether the run failed, and whether the excerpt holds the line that defines the failure.
@@ -16,7 +17,10 @@ Each case carries the failure class a reader gave it (`label`: an entry id, a cl
 - clean on failed: runs whose excerpt shows a failure (a traceback, an error or kill line, a nan
   loss) that vlkb calls clean (no failure found), whatever their class.
 The holdout split is never turned into fixtures nor read while writing patterns (see README.md
-there): only its figure measures the real world.
+there): only its figure measures the real world. `--cascade` scores each case again with a real
+multi-rank NCCL watchdog timeout appended after it (a KB fixture's log: other ranks timing out once
+one failed), as a failed rank's log reaches a user: the cascade must never win over the case's own
+failure, so its figures should match the plain ones.
 """
 from __future__ import annotations
 
@@ -50,8 +54,16 @@ def load_cases(split: str) -> list[dict]:
     return [c for c in cases if split == "all" or c["split"] == split]
 
 
-def outcome(engine, case: dict, known_ids: set[str]) -> dict:
-    d = engine.diagnose([str(FIELD / case["file"])], top=3)
+CASCADE = ROOT / "kb/entries/nccl-timeout/nccl-timeout.pos-llamafactory-reduce-scatter.log"
+
+
+def outcome(engine, case: dict, known_ids: set[str], cascade: str | None = None, tmp: Path | None = None) -> dict:
+    path = FIELD / case["file"]
+    if cascade is not None:  # the case, then the watchdog timeouts of the ranks that waited for it
+        text = path.read_bytes().decode("utf-8", "replace")
+        path = tmp / Path(case["file"]).name
+        path.write_text(text.rstrip("\n") + "\n" + cascade, encoding="utf-8")
+    d = engine.diagnose([str(path)], top=3)
     # a failure it knows, or a silent one it suspects, said at or above the threshold: a stop
     # mid-run is shown as a suspicion under it (a hang looks like a paste cut short) and names nothing
     named = d.named.entry if d.named and d.named.confidence >= d.threshold else None
@@ -106,14 +118,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="one split (default: dev and holdout, each on its own)")
     ap.add_argument("--verbose", action="store_true", help="list each miss (never use it on holdout to write patterns)")
     ap.add_argument("--classes", action="store_true", help="classifiable cases per class")
+    ap.add_argument("--cascade", action="store_true", help="append a real NCCL-timeout cascade to every case")
     a = ap.parse_args(argv)
+    import tempfile
+
     from vlkb.kb import load_engine
+    from vlkb.kb.fixtures import parse
 
     engine = load_engine()
     known_ids = {e.id for e in engine.entries} | {e.family for e in engine.entries}
     for split in ([a.split] if a.split else ["dev", "holdout"]):
-        rows = [outcome(engine, c, known_ids) for c in load_cases(split)]
-        print("\n".join(table(rows, split)))
+        with tempfile.TemporaryDirectory() as tmp:
+            cascade = parse(CASCADE).text if a.cascade else None
+            rows = [outcome(engine, c, known_ids, cascade, Path(tmp)) for c in load_cases(split)]
+        print("\n".join(table(rows, split + (", each case followed by an NCCL cascade" if a.cascade else ""))))
         if a.classes:
             print("\n".join(classes(rows, known_ids)))
         if a.verbose:

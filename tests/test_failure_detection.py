@@ -39,6 +39,16 @@ def test_an_unknown_failure_stays_the_root_before_an_nccl_cascade(engine, tmp_pa
     assert all(s.entry.id != "nccl-timeout" for s in d.matches)
 
 
+def test_a_launchers_own_failure_is_not_its_cascade(engine, tmp_path):
+    """`accelerate launch` without a config fails in its own frames (AttributeError on None.lower(),
+    huggingface/diffusers#125): that is the root, not a child's exit the launcher reports, so an NCCL
+    timeout after it never wins."""
+    text = (ROOT_FIELD / "diffusers-125.log").read_text(encoding="utf-8").rstrip("\n") + "\n" + NCCL.text
+    d = engine.diagnose([str(_write(tmp_path, "launch.log", text))])
+    assert d.root.exception == "AttributeError" and not d.root.cascade
+    assert all(s.entry.id != "nccl-timeout" for s in d.matches if s.confidence >= d.threshold)
+
+
 def test_an_nccl_timeout_is_named_when_nothing_failed_first(engine, tmp_path):
     d = engine.diagnose([str(_write(tmp_path, "t.log", NCCL.text + SIGTERM + "\n"))])
     assert d.verdict == "known" and d.matches[0].entry.id == "nccl-timeout"
