@@ -145,7 +145,9 @@ def is_cascade(inc: Incident) -> bool:
         return True
     # the launcher reporting a child's exit raises its own kinds; another exception in its frames
     # (accelerate's launch reading a config it was never given: AttributeError) is its own failure
+    # runpy alone is the entry of any `python -m` run (a traceback cut right after it), not a launcher
     return (bool(inc.frames) and all(LAUNCHER_FRAME.search(f.file) for f in inc.frames)
+            and not all(f.file.endswith("runpy.py") for f in inc.frames)
             and (inc.exception is None or CHILD_EXIT.search(inc.exception) is not None))
 
 

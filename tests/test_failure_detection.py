@@ -49,6 +49,15 @@ def test_a_launchers_own_failure_is_not_its_cascade(engine, tmp_path):
     assert all(s.entry.id != "nccl-timeout" for s in d.matches if s.confidence >= d.threshold)
 
 
+
+def test_a_traceback_cut_inside_runpy_is_not_a_launchers_report(engine, tmp_path):
+    """`python -m axolotl.cli.train` cut right after its runpy frames (axolotl#1092): runpy is the entry
+    of any `python -m` run, so the cut traceback stays the root before an NCCL timeout after it."""
+    text = (ROOT_FIELD / "axolotl-1092.log").read_text(encoding="utf-8").rstrip("\n") + "\n" + NCCL.text
+    d = engine.diagnose([str(_write(tmp_path, "runpy.log", text))])
+    assert d.root.kind == "traceback" and not d.root.cascade and d.verdict == "unknown"
+
+
 def test_an_nccl_timeout_is_named_when_nothing_failed_first(engine, tmp_path):
     d = engine.diagnose([str(_write(tmp_path, "t.log", NCCL.text + SIGTERM + "\n"))])
     assert d.verdict == "known" and d.matches[0].entry.id == "nccl-timeout"
