@@ -132,9 +132,6 @@ LAUNCHER_FRAME = re.compile(
 )
 
 
-CHILD_EXIT = re.compile(r"CalledProcessError|ChildFailedError|SystemExit|KeyboardInterrupt")
-
-
 def is_cascade(inc: Incident) -> bool:
     if inc.kind in ("nccl", "launcher"):
         return True
@@ -143,12 +140,13 @@ def is_cascade(inc: Incident) -> bool:
     text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text]))
     if CASCADE.search(text):
         return True
-    # the launcher reporting a child's exit raises its own kinds; another exception in its frames
-    # (accelerate's launch reading a config it was never given: AttributeError) is its own failure
-    # runpy alone is the entry of any `python -m` run (a traceback cut right after it), not a launcher
+    # Frames of the launcher alone: it reports a child's exit with the kinds CASCADE caught above, or
+    # exits (SystemExit) or was cut before its exception; another exception there (accelerate's launch
+    # reading a config it was never given: AttributeError) is its own failure. runpy alone is the
+    # entry of any `python -m` run (a traceback cut right after it), not a launcher.
     return (bool(inc.frames) and all(LAUNCHER_FRAME.search(f.file) for f in inc.frames)
             and not all(f.file.endswith("runpy.py") for f in inc.frames)
-            and (inc.exception is None or CHILD_EXIT.search(inc.exception) is not None))
+            and (inc.exception is None or inc.exception.endswith("SystemExit")))
 
 
 def elect(incidents: list[Incident]) -> list[Incident]:

@@ -46,10 +46,10 @@ FRAMEWORKS = [
     _fw("deepspeed", r"[/\\]deepspeed[/\\]", r"\bDeepSpeed\b"),
 ]
 BY_ID = {f.id: f for f in FRAMEWORKS}
-# a framework's own version line names it when no frame does ("- LLaMA-Factory version: 0.9.1")
 # the command that started the run (facts.py "launcher": its CLI or the module run with -m)
 _BY_LAUNCHER = {"swift": "ms-swift", "llamafactory-cli": "llamafactory", "llamafactory": "llamafactory",
                 "axolotl": "axolotl", "verl": "verl", "openrlhf": "openrlhf"}
+# a framework's own version line names it when no frame does ("- LLaMA-Factory version: 0.9.1")
 _BY_VERSION = {"version.llamafactory": "llamafactory", "version.ms_swift": "ms-swift", "version.axolotl": "axolotl",
                "version.verl": "verl", "version.openrlhf": "openrlhf"}
 
@@ -65,7 +65,7 @@ def detect(incidents: list[Incident], run: dict) -> list[tuple[str, Line]]:
                 if fw.id not in found and fw.frame.search(frame.file):
                     found[fw.id] = inc.first
     launched = run.get("launcher")
-    if launched is not None and _BY_LAUNCHER.get(launched.value) in BY_ID:
+    if launched is not None and launched.value in _BY_LAUNCHER:
         found.setdefault(_BY_LAUNCHER[launched.value], launched.line)
     if not found:
         for key, fid in _BY_VERSION.items():

@@ -424,3 +424,58 @@ def _necessary(seq) -> frozenset[str] | None:
             if all(alts):
                 best = _better(best, frozenset().union(*alts))
     return best
+
+
+_REPEATS = (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT)
+_POSSESSIVE = getattr(_sre_c, "POSSESSIVE_REPEAT", None)  # Python 3.11+
+
+
+def backtracks(pattern: str) -> str | None:
+    """Why `pattern` can backtrack exponentially, or None: an unbounded repetition whose body starts
+    with (or is only) another repetition, as in `(a+)+`, `(\\w+\\s?)*`, `(?:x*)+`. Each round of the
+    outer one can then split the same characters among the inner one in many ways; a body that starts
+    with a literal or a class of its own (`(?:\\.\\w+)*`) fixes where each round begins. Checked on the
+    regexes of a user's entries (kb/schema.py), which run on every incident's lines."""
+    return _walk(_sre_p.parse(pattern))
+
+
+def _walk(items) -> str | None:
+    for op, av in items:
+        if op in _REPEATS and av[1] == _sre_c.MAXREPEAT and _starts_repeated(av[2]):
+            return "a repeated group starts with a repetition"
+        for sub in _children(op, av):
+            why = _walk(sub)
+            if why:
+                return why
+    return None
+
+
+def _children(op, av) -> tuple:
+    """The sequences nested in one parsed item: a repetition's body, a group's, each branch, a lookaround's."""
+    if op in _REPEATS or (_POSSESSIVE is not None and op is _POSSESSIVE):
+        return (av[2],)
+    if op is _sre_c.SUBPATTERN:
+        return (av[-1],)
+    if op is _sre_c.BRANCH:
+        return tuple(av[1])
+    if op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+        return (av[1],)
+    return ()
+
+
+def _starts_repeated(items) -> bool:
+    """Whether a match of `items` can begin inside a repetition that may run more than once (a
+    possessive one never gives characters back)."""
+    for op, av in items:
+        if op in _REPEATS and av[1] > 1:
+            return True
+        if _POSSESSIVE is not None and op is _POSSESSIVE:
+            return False
+        if op is _sre_c.SUBPATTERN:
+            return _starts_repeated(av[-1])
+        if op is _sre_c.BRANCH:
+            return any(_starts_repeated(b) for b in av[1])
+        if op in (_sre_c.AT, _sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            continue
+        return False
+    return False

@@ -120,6 +120,8 @@ def _extra(doc: dict, props: dict, compile_check: bool = True) -> list[tuple[str
             try:
                 if compile_check:
                     re.compile(rule["regex"])
+                    from vlkb.analyzer.patterns import backtracks  # the scan's regex tables: loaded only here
+
                     why = backtracks(rule["regex"])
                     if why:
                         out.append((key, f"{key}[{i}] regex can take exponential time on a hostile line ({why})",
@@ -129,42 +131,6 @@ def _extra(doc: dict, props: dict, compile_check: bool = True) -> list[tuple[str
             if key == "patterns" and not rule["regex"].startswith("^"):
                 out.append((key, f"{key}[{i}] regex is not anchored with ^", props[key]["hint"]))
     return out
-
-
-def backtracks(pattern: str) -> str | None:
-    """Why `pattern` can backtrack exponentially, or None: an unbounded repetition whose body starts
-    with (or is only) another repetition, as in `(a+)+`, `(\\w+\\s?)*`, `(?:x*)+`. Each round of the outer one
-    can then split the same characters among the inner one in many ways; a body that starts with a
-    literal or a class of its own (`(?:\\.\\w+)*`) fixes where each round begins. Checked on the regexes
-    of a user's entries, which run on every incident's lines."""
-    from re import _constants as C, _parser as P
-
-    def first_repeat(items) -> bool:
-        for op, av in items:
-            if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and av[1] > 1:
-                return op != C.POSSESSIVE_REPEAT
-            if op is C.SUBPATTERN:
-                return first_repeat(av[-1])
-            if op is C.BRANCH:
-                return any(first_repeat(b) for b in av[1])
-            if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
-                continue
-            return False
-        return False
-
-    def walk(items) -> str | None:
-        for op, av in items:
-            if op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[1] == C.MAXREPEAT and first_repeat(av[2]):
-                return "a repeated group starts with a repetition"
-            for sub in (av[2],) if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) else \
-                    (av[-1],) if op is C.SUBPATTERN else av[1] if op is C.BRANCH else \
-                    (av[1],) if op in (C.ASSERT, C.ASSERT_NOT) else ():
-                why = walk(sub)
-                if why:
-                    return why
-        return None
-
-    return walk(P.parse(pattern))
 
 
 def _ranges(doc: dict, props: dict) -> list[tuple[str, str, str]]:
