@@ -53,7 +53,7 @@ LIBRARIES = {
 _SITE = re.compile(r"[\\/](?:site|dist)-packages[\\/](\w+)")
 # Python's standard library (json's decoder under transformers' config loader, multiprocessing's pool):
 # as transparent as torch's plumbing when working out who raised
-_STDLIB = re.compile(r"^<frozen |[\\/][Ll]ib[\\/](?:python\d(?:\.\d{1,2})?t?[\\/])?(?:json|multiprocessing|concurrent|asyncio"
+STDLIB = re.compile(r"^<frozen |[\\/][Ll]ib[\\/](?:python\d(?:\.\d{1,2})?t?[\\/])?(?:json|multiprocessing|concurrent|asyncio"
                      r"|importlib|logging|http|urllib|email|collections|encodings|unittest|ctypes|threading\.py|subprocess\.py"
                      r"|runpy\.py|contextlib\.py|functools\.py|pickle\.py|copy\.py|copyreg\.py|argparse\.py|ast\.py|typing\.py"
                      r"|dataclasses\.py|os\.py|shutil\.py|socket\.py|ssl\.py|abc\.py|inspect\.py|re[\\/]|enum\.py|codecs\.py"
@@ -107,7 +107,7 @@ def library_of(frames: list[Frame]) -> str | None:
     None when the innermost frame is the user's or the project's own code: a decorator of torch's
     (`_contextlib`) or a data loader's worker between them does not make torch the raiser. Frames in
     Python's standard library are passed over: the library that called json or multiprocessing raised."""
-    owners = [package_of(f.file) for f in frames if not _STDLIB.search(f.file)]
+    owners = [package_of(f.file) for f in frames if not STDLIB.search(f.file)]
     if not owners or owners[-1] is None:
         return None
     for name in reversed(owners):

@@ -32,16 +32,12 @@ import re
 import sys
 from pathlib import Path
 
+from vlkb.reports import report_key
+
 ROOT = Path(__file__).resolve().parent.parent
 FIELD = ROOT / "data" / "corpus" / "field"
 NOT_A_CLASS = ("unclear", "no-failure")
 SALT = "vlkb-field-2026-11-22|"
-
-
-def report_key(url: str) -> str:
-    """An issue's identity across renamed owners and repos: `llamafactory#8424`."""
-    m = re.search(r"github\.com/[^/]+/([^/]+)/(?:issues|pull|discussions)/(\d+)", url)
-    return re.sub(r"[^a-z0-9]", "", m.group(1).lower()) + "#" + m.group(2) if m else url.strip().lower()
 
 
 def split_of(url: str) -> str:

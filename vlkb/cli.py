@@ -14,6 +14,7 @@ import click
 from .clitools import CONTEXT, emit, fail, kb_option
 from .history_cli import history
 from .kb_cli import kb
+from .reports_cli import reports
 from .tui_cli import tui
 from .verify_cli import verify
 
@@ -56,7 +57,10 @@ def cli() -> None:
               help="Processes that read a regular file: 2 finds its candidate lines in a second process while "
               "this one parses them, 1 reads in this one. Default: 2 for a file of 64 MiB or more when two "
               "cores are free. Pipes are read in one.")
-def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path, no_history, jobs) -> None:
+@click.option("--similar/--no-similar", default=None,
+              help="Similar public reports (issue threads of the same failure, with what resolved them): shown for "
+              "an unknown failure unless --no-similar; --similar shows them for a known one too.")
+def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path, no_history, jobs, similar) -> None:
     """Find the root failure in training logs and match it against the KB.
 
     INPUTS are log files (one per rank is fine), directories, .gz files, or - for stdin.
@@ -78,6 +82,8 @@ def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path,
         fail(str(err))
     except KeyboardInterrupt:
         sys.exit(130)
+    if similar or (similar is None and result.verdict == "unknown"):
+        result.similar = _similar(result, engine)
     if not no_history:
         result.seen = _remember(result, history_path)
     from vlkb.analyzer.report import Context, render
@@ -88,6 +94,19 @@ def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path,
     if fail_on is not None:
         sys.exit(1 if result.verdict in FAIL_ON[fail_on] else 0)
     sys.exit(0 if result.named else 1)
+
+
+def _similar(result, engine) -> list:
+    """Public reports like the root; an index that cannot be built or read costs a note, never the diagnosis."""
+    import sqlite3
+
+    from vlkb import reports as store
+
+    try:
+        return store.similar(result, engine)
+    except (OSError, sqlite3.Error) as err:
+        result.stats.notes.append(f"similar public reports not searched: {err}")
+        return []
 
 
 def _remember(result, path):
@@ -106,6 +125,7 @@ def _remember(result, path):
 
 cli.add_command(kb)
 cli.add_command(history)
+cli.add_command(reports)
 cli.add_command(verify)
 cli.add_command(tui)
 

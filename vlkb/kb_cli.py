@@ -168,26 +168,38 @@ def kb_lint(strict, extra_kb, fmt) -> None:
 
 @kb.command("new", context_settings=CONTEXT)
 @click.argument("entry_id")
-@click.option("--from", "logs", multiple=True, required=True, type=click.Path(dir_okay=False),
+@click.option("--from", "logs", multiple=True, type=click.Path(dir_okay=False),
               help="The log holding the failure (repeatable, one per rank).")
+@click.option("--from-report", "report_urls", multiple=True,
+              help="A public report of the index (`vlkb reports candidates` lists frequent ones): the first "
+              "gives the scaffold, each further one a fixture (repeatable).")
 @click.option("--dir", "dest", type=click.Path(file_okay=False), default="kb-local", show_default=True,
               help="Directory of your own entries (use it with --kb or VLKB_KB_PATH).")
 @click.option("--source", help="Public URL of the report the log comes from.")
 @click.option("--family", help="Family id when this refines an existing failure.")
-def kb_new(entry_id, logs, dest, source, family) -> None:
-    """Scaffold an entry and its first fixture from a log: real text in, TODOs where you write.
+def kb_new(entry_id, logs, report_urls, dest, source, family) -> None:
+    """Scaffold an entry and its first fixture from a log, or from public reports: real text in, TODOs
+    where you write.
 
     \b
-    Example:
+    Examples:
       vlkb kb new vision-tower-oom --from train.log --source https://github.com/org/repo/issues/1
+      vlkb kb new vision-tower-oom --from-report https://github.com/org/repo/issues/1 --from-report URL2
     """
     from vlkb.analyzer import InputError
-    from vlkb.kb import EntryError, load_engine
+    from vlkb.kb import EntryError
     from vlkb.kb.scaffold import scaffold
 
+    if bool(logs) == bool(report_urls):
+        fail("give the failure with --from LOG or with --from-report URL (one of the two)")
     try:
-        written = scaffold(entry_id, list(logs), Path(dest), source, family)
-    except (InputError, EntryError) as err:
+        if report_urls:
+            from vlkb import reports as store
+
+            written = store.promote(entry_id, list(report_urls), Path(dest), family)
+        else:
+            written = scaffold(entry_id, list(logs), Path(dest), source, family)
+    except (InputError, EntryError, ValueError) as err:
         fail(str(err))
     emit("\n".join(f"wrote {p}" for p in written) +
          f"\nnext: fill the TODOs, then `vlkb kb lint --kb {dest}` and `vlkb diagnose LOG --kb {dest}`")

@@ -49,8 +49,10 @@ def annotations(d: Diagnosis) -> list[str]:
         out.append(command(level, f"{first.text.strip()}\n\n{e.title} ({how_sure(named.confidence)}).\nFix: {fix}"
                            + "".join(f"\n- {a}" for a in named.advice) + also, f"vlkb: {e.id}", first.path, first.lineno))
     elif d.verdict == "unknown" and subject is not None:
+        similar = "".join(f"\n- {f.url} ({f.likeness.score:.2f})" for f in d.similar)
         out.append(command("error", f"{subject.message.strip() or subject.first.text}\n\nNo KB entry explains this "
-                           f"failure above the threshold ({d.threshold:.2f}).", "vlkb: unknown failure",
+                           f"failure above the threshold ({d.threshold:.2f})."
+                           + (f"\nSimilar public reports:{similar}" if similar else ""), "vlkb: unknown failure",
                            subject.first.path, subject.first.lineno, subject.last_lineno))
     for inc in d.incidents:
         if len(out) >= MAX_ANNOTATIONS:

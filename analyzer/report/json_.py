@@ -74,6 +74,7 @@ def to_dict(d: Diagnosis) -> dict:
             "quoted": line_dict(d.lead.quoted), "library": d.lead.library, "version": d.lead.version,
             "search_url": d.lead.search_url,
             "frames": [{"file": f.file, "line": f.lineno, "func": f.func} for f in d.lead.frames]},
+        "similar": [f.to_json() for f in d.similar],
         "seen": None if d.seen is None else {"fingerprint": d.seen.fingerprint, "count": d.seen.count,
                                              "first": d.seen.first, "last": d.seen.last},
         "stats": {"bytes": d.stats.bytes, "lines": d.stats.lines},

@@ -81,6 +81,7 @@ def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
 
 def _render(d: Diagnosis, n: int, width: int) -> str:
     out = [MARKER, *_verdict(d, n, width)]
+    out += _similar(d, width)
     if d.seen is not None:
         out += ["", f"**Seen before:** {inline(d.seen.describe())}"]
     out += _others(d, n, width) + _facts(d, width)
@@ -130,6 +131,20 @@ def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
         return out
     explained = [f"- `{s.entry.id}` seen, harmless here: {inline(s.explained)}" for s in d.matches if s.explained]
     return ["### vlkb: no failure found in the log", *([""] + explained if explained else [])]
+
+
+def _similar(d: Diagnosis, width: int) -> list[str]:
+    """Public reports of the same failure, as a list: title linked, their error, what resolved it."""
+    if not d.similar:
+        return []
+    out = ["", "**Similar public reports**", ""]
+    for f in d.similar:
+        title = inline(f.title or f.repo or "report")[:width]
+        fix = inline(f.resolution)[:width] if f.resolution else "not said"
+        versions = f" · {inline(f.stated_versions)[:width]}" if f.versions else ""
+        out += [f"- [{title}](<{f.url}>) · similarity {f.likeness.score:.2f}{versions}",
+                f"  their error: {code(f.quoted[:width])} · resolved: {fix}"]
+    return out
 
 
 def _others(d: Diagnosis, n: int, width: int) -> list[str]:

@@ -72,6 +72,20 @@ def _lead(console: Console, lead, width: int) -> None:
     console.print(Text("Teach vlkb this failure: vlkb kb new ID --from LOG scaffolds an entry from it.", style="dim"))
 
 
+def _similar(console: Console, found: list, width: int) -> None:
+    """Public reports of the same failure: their error, what resolved it, why they are alike."""
+    console.print(Text("Similar public reports", style="bold"))
+    for n, f in enumerate(found, 1):
+        console.print(Text.assemble(f"  {n}. ", (f.title or f.repo or f.url, "bold"), (f"  (similarity {f.likeness.score:.2f})", "dim")))
+        console.print(Text(f"     {f.url}", style="cyan"))
+        console.print(Text("     their error: " + shorten(f.quoted, max(80, width - 20))))
+        console.print(Text("     resolved: " + (f.resolution or "the report does not say")))
+        if f.versions:
+            console.print(Text("     versions: " + f.stated_versions, style="dim"))
+        if f.why:
+            console.print(Text("     alike in " + f.why, style="dim"))
+
+
 def _run(console: Console, d: Diagnosis) -> None:
     """What the log says about the run: versions, model, config, each with the line that says it."""
     if not d.run:
@@ -83,12 +97,23 @@ def _run(console: Console, d: Diagnosis) -> None:
         console.print(Text.assemble(f"  {describe(fact):<40}", (f"{fact.line.path}:{fact.line.lineno}{rank}", "dim")))
 
 
-def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
-    color = ctx.color
-    buf = io.StringIO()
+def _console(buf: io.StringIO, color: bool) -> tuple[Console, int]:
     width = int(os.environ.get("COLUMNS", "100"))
-    console = Console(file=buf, width=width, force_terminal=bool(color), no_color=not color,
-                      highlight=False, soft_wrap=True)
+    return Console(file=buf, width=width, force_terminal=bool(color), no_color=not color,
+                   highlight=False, soft_wrap=True), width
+
+
+def similar(found: list, ctx: Context = PLAIN) -> str:
+    """The "Similar public reports" section alone (`vlkb reports search`)."""
+    buf = io.StringIO()
+    console, width = _console(buf, ctx.color)
+    _similar(console, found, width)
+    return buf.getvalue()
+
+
+def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
+    buf = io.StringIO()
+    console, width = _console(buf, ctx.color)
     root = d.root
     if d.verdict == "clean":
         console.print(Text("No failure found in the log.", style="bold green"))
@@ -117,6 +142,9 @@ def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
             console.print(Text(f"  nearest: {s.entry.id} (confidence {s.confidence:.2f})", style="dim"))
         if d.lead is not None:
             _lead(console, d.lead, width)
+    if d.similar:
+        console.print()
+        _similar(console, d.similar, width)
     if d.seen is not None:
         console.print()
         console.print(Text.assemble(("History: ", "bold"), d.seen.describe()))
