@@ -19,6 +19,29 @@ from .log_view import LogView
 from .messages import JumpTo, OpenEntry
 
 
+def _similar(d: Diagnosis, engine) -> list:
+    """Public reports like the root, whatever the verdict (the tab is how the TUI asks); an index that
+    cannot be built costs a note."""
+    import sqlite3
+
+    from vlkb import reports
+
+    try:
+        return reports.similar(d, engine)
+    except (OSError, sqlite3.Error) as err:
+        d.stats.notes.append(f"similar public reports not searched: {err}")
+        return []
+
+
+def _similar_text(d: Diagnosis) -> Text:
+    from vlkb.analyzer.report.text import similar
+
+    if not d.similar:
+        why = "nothing failed" if d.root is None else "no public report in the index is similar enough to show"
+        return Text(f"No similar public reports: {why}.", style="dim")
+    return Text(similar(d.similar))
+
+
 class DiagnosisScreen(Screen):
     BINDINGS = [
         Binding("right_square_bracket", "log('evidence', 1)", "Next evidence"),
@@ -55,6 +78,8 @@ class DiagnosisScreen(Screen):
                 yield IncidentsTree(id="incidents")
             with TabPane("Run", id="run-tab"):
                 yield DataTable(id="run", cursor_type="row", zebra_stripes=True)
+            with TabPane("Similar", id="similar-tab"):
+                yield VerticalScroll(Static(Text("Searching public reports...", style="dim"), id="similar"))
         yield Container(id="log-box")
         yield Input(id="prompt")
         yield Footer()
@@ -71,6 +96,7 @@ class DiagnosisScreen(Screen):
             self.app.call_from_thread(self._failed, str(err))
             return
         d.stats.notes[:0] = self.notes
+        d.similar = _similar(d, self.app.engine)
         self.app.call_from_thread(self.show, d)
 
     def _failed(self, message: str) -> None:
@@ -84,6 +110,7 @@ class DiagnosisScreen(Screen):
         self._matches(d)
         self.query_one(IncidentsTree).show(d)
         self._run(d)
+        self.query_one("#similar", Static).update(_similar_text(d))
         evidence = [(line.path, line.lineno) for line in (d.named.evidence if d.named else [])]
         subject = d.subject
         landing = None
