@@ -77,7 +77,8 @@ def holdout(engine, index, review: Path | None) -> list[str]:
         j = judged.get(case["file"])
         urls = [f.url for f in found]
         ok = j is not None and j.get("urls") == urls
-        rows.append({"case": case, "found": found, "judged": j["judged"] if ok else None})
+        rows.append({"case": case, "found": found, "judged": j["judged"] if ok else None,
+                     "searched": reports.query(d) is not None})
         if review is not None:
             lines += [f"### {case['file']}  ({case['label']})", f"case: {inc.summary[:300]}"]
             lines += [f"  {i + 1}. {f.likeness.score:.2f} {f.url} [{f.entry or f.fix_kind}] {f.quoted[:300]}"
@@ -91,7 +92,9 @@ def holdout(engine, index, review: Path | None) -> list[str]:
     same1 = sum(bool(r["judged"]) and r["judged"][0] for r in done)
     classifiable = [r for r in rows if r["case"]["has_error_line"] and r["case"]["label"] not in NOT_A_CLASS]
     return [f"## holdout: {len(rows)} failed cases the KB leaves unknown ({len(classifiable)} classifiable)",
-            f"a report shown (score >= {FLOOR})   {len(shown)}/{len(rows)}",
+            f"a failure to search for           {sum(r['searched'] for r in rows)}/{len(rows)}"
+            "  (the rest: a traceback cut before its exception, a launcher's exit alone, a bare type)",
+            f"a report shown (score >= {FLOOR})   {len(shown)}/{sum(r['searched'] for r in rows)}",
             f"judged                            {len(done)}/{len(shown)}",
             f"top 3 holds the same failure      {same3}/{len(done)}" + (f" = {same3 / len(done):.2f}" if done else ""),
             f"top 1 is the same failure         {same1}/{len(done)}" + (f" = {same1 / len(done):.2f}" if done else ""),
