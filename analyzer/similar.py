@@ -39,7 +39,7 @@ PLUMBING = frozenset({"_call_impl", "_wrapped_call_impl", "wrapper", "decorate_c
                       "<module>", "main", "run", "launch", "forward", "_fn", "new_fn", "wrapped_fn"})
 # the weights of what a report and a failure share; without frames on both sides the message decides
 WEIGHTS = {"tfidf": 0.5, "fuzzy": 0.3, "frames": 0.2}
-FLOOR = 0.5  # below it a report is not shown as similar (scripts/score_similar.py measured it on dev)
+FLOOR = 0.6  # below it a report is not shown as similar: on the dev split's unknowns, those under it were other failures
 MIN_TEXT = 12  # a canonical message shorter than this ("error", "killed") compares nothing
 # a message of fewer words than this besides its exception's name ("list index out of range", a
 # KeyError's key, a launcher's "returned non-zero exit status") is said by thousands of different
@@ -63,8 +63,15 @@ _STATUS = re.compile(r"(?:exit(?:ed with)?(?: non-zero)? status|exit code|exitco
 MIN_NAME_OVERLAP = 0.5  # of the quoted names, both sides' union (Jaccard)
 
 
+# a quoted path: its file's name is what the message is about ("No such file or directory: '.../nvcc'")
+_QUOTED_PATH = re.compile(r"['\"`](?:[A-Za-z]:)?[^'\"`\s]{0,300}[\\/]([^'\"`\s\\/]{1,120})['\"`]")
+
+
 def names(text: str) -> frozenset[str]:
-    return frozenset((a or b).rsplit(".", 1)[-1] for a, b in _NAMES.findall(text[:MESSAGE_CHARS]))
+    """The identifiers a message quotes or calls, and the file names of the paths it quotes."""
+    head = text[:MESSAGE_CHARS]
+    found = {(a or b).rsplit(".", 1)[-1] for a, b in _NAMES.findall(head)}
+    return frozenset(found | set(_QUOTED_PATH.findall(head)))
 
 
 @dataclass(frozen=True)
@@ -76,8 +83,9 @@ class Signature:
 
     @property
     def usable(self) -> bool:
-        """Enough to compare: a message of some length (frames alone match every report of a trainer)."""
-        return len(self.text) >= MIN_TEXT
+        """Enough to compare: a message of some length that says more than its exception's name (frames
+        alone, or a bare `AssertionError`, match every report of a trainer)."""
+        return len(self.text) >= MIN_TEXT and self.specificity > 0
 
     @property
     def specificity(self) -> int:
@@ -101,9 +109,29 @@ def _canonical(exc: str | None, message: str) -> str:
     return canon(f"{exc}: {message}" if exc else message)[:MESSAGE_CHARS]
 
 
+# a C++ stack frame of torch's libraries ("frame #3: c10::Error::Error(...) + 0x96 (... in libc10.so)")
+# is in every native crash's trace: as a root's line it says nothing of which failure it was
+_CPP_FRAME = re.compile(r"^\s*frame #\d+: ")
+# a logger that quotes the real error ("mmengine - WARNING - command error: '...'!"): the quoted error is
+# the message
+# a traceback's frame line taken for a root's message (a logger that prints the frames of its own error)
+_FRAME_LINE = re.compile(r'\bFile "[^"]{1,500}", line \d+')
+_QUOTED_ERROR = re.compile(r"\bcommand error: '(.{12,})'!?\s*$")
+
+
+def _message(inc: Incident) -> str:
+    if inc.truncated:
+        return ""
+    message = (inc.message.strip() or inc.quoted.text.strip())[:MESSAGE_CHARS]
+    if _CPP_FRAME.match(message) or _FRAME_LINE.search(message):
+        return ""
+    m = _QUOTED_ERROR.search(message)
+    return m.group(1) if m else message
+
+
 def signature(inc: Incident) -> Signature:
     exc = inc.exception.rsplit(".", 1)[-1] if inc.exception else None
-    message = "" if inc.truncated else (inc.message.strip() or inc.quoted.text.strip())[:MESSAGE_CHARS]
+    message = _message(inc)
     text = _canonical(exc, message)
     frames = tuple(f"{f.basename}:{f.func}" for f in inc.frames
                    if f.func not in PLUMBING and not STDLIB.search(f.file))[-MAX_FRAMES:]
