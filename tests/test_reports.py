@@ -233,3 +233,14 @@ def test_kb_new_from_reports_scaffolds_an_entry_with_each_report_as_a_fixture(ru
     code, _, err = run_vlkb("kb", "new", "x", "--from-report", "https://github.com/none/none/issues/1",
                             "--dir", str(dest), env=env)
     assert code == 2 and "no record of" in err
+
+
+def test_reports_add_imports_a_file_of_records_and_skips_bad_lines(run_vlkb, tmp_path):
+    env = {"VLKB_HOME": str(tmp_path / "home")}
+    src = tmp_path / "team.jsonl"
+    src.write_text((RECORDS / "records.jsonl").read_text().splitlines()[0] + "\n{not json\n", encoding="utf-8")
+    code, out, err = run_vlkb("reports", "add", str(src), env=env)
+    assert code == 0 and "added 1 records" in out and "team.jsonl:2: skipped" in err
+    assert (tmp_path / "home" / "reports" / "added.jsonl").read_text().count("\n") == 1
+    code, _, err = run_vlkb("reports", "add", "https://github.com/o/r/issues/1", env=env)
+    assert code == 2 and "needs --log" in err

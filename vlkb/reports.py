@@ -131,23 +131,34 @@ def record_files() -> list[tuple[Path, str]]:
 
 def read_records(notes: list[str] | None = None) -> list[Report]:
     """Every record of the record files; a bad line is skipped with a note naming it."""
-    out = []
-    for path, origin in record_files():
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    if len(line) > MAX_RECORD:
-                        raise ReportError(f"a record of {len(line)} characters (at most {MAX_RECORD})")
-                    d = json.loads(line)
-                    if not isinstance(d, dict):
-                        raise ReportError("not a JSON object")
-                    out.append(record(d, origin))
-                except (ValueError, TypeError) as err:
-                    if notes is not None:
-                        notes.append(f"{path.name}:{n}: skipped: {err}")
-    return out
+    return [r for path, origin in record_files() for r, _ in _read(path, origin, notes)]
+
+
+def _read(path: Path, origin: str, notes: list[str] | None):
+    """(Report, its JSON object) for each good line of a record file; a bad one is a note."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                if len(line) > MAX_RECORD:
+                    raise ReportError(f"a record of {len(line)} characters (at most {MAX_RECORD})")
+                d = json.loads(line)
+                if not isinstance(d, dict):
+                    raise ReportError("not a JSON object")
+                yield record(d, origin), d
+            except (ValueError, TypeError) as err:
+                if notes is not None:
+                    notes.append(f"{path.name}:{n}: skipped: {err}")
+
+
+def import_records(path: Path) -> tuple[int, list[str]]:
+    """Append a JSON-lines file's good records to the user's; (how many, a note per line skipped)."""
+    notes: list[str] = []
+    good = [d for _, d in _read(path, "user", notes)]
+    for d in good:
+        append_user_record(d)
+    return len(good), notes
 
 
 def fixture_reports(entries: list) -> list[Report]:

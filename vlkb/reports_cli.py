@@ -87,30 +87,47 @@ def reports_search(inputs, top, extra_kb, fmt) -> None:
 
 
 @reports.command("add", context_settings=CONTEXT)
-@click.argument("url")
-@click.option("--log", "logs", multiple=True, required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="The log holding the failure the report describes (repeatable; - for stdin).")
+@click.argument("source")
+@click.option("--log", "logs", multiple=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="With a URL: the log holding the failure the report describes (repeatable; - for stdin).")
 @click.option("--title", help="The report's title.")
 @click.option("--fix", "fix_text", help="What resolved it, in your words.")
 @click.option("--fix-kind", type=click.Choice(["fix", "fixed-in", "workaround", "no-fix", "unknown"]), default=None,
-              help="How it was resolved (default: fix when --fix is given, else unknown).")
+              help="How it was resolved (default: fixed-in with --fixed-in, fix with --fix, else unknown).")
 @click.option("--fixed-in", help="The release that fixed it.")
 @click.option("--framework", help="The training framework (default: the one the log shows).")
 @click.option("--model", help="The model (default: the one the log states).")
 @kb_option
-def reports_add(url, logs, title, fix_text, fix_kind, fixed_in, framework, model, extra_kb) -> None:
-    """Turn a public report into a record of your index: the log gives the error, frames and versions;
-    you give what it cannot say (title, what resolved it). Written to $VLKB_HOME/reports/added.jsonl."""
+def reports_add(source, logs, title, fix_text, fix_kind, fixed_in, framework, model, extra_kb) -> None:
+    """Add public reports to your index ($VLKB_HOME/reports/added.jsonl).
+
+    SOURCE is the report's URL, with --log: the log gives the error, frames and versions; you give what
+    it cannot say (title, what resolved it). Or SOURCE is a JSON-lines file of records (data/reports/README.md
+    says their keys): each is checked and added.
+
+    \b
+    Examples:
+      vlkb reports add https://github.com/org/repo/issues/12 --log train.log --fix "pin transformers<4.46"
+      vlkb reports add team-reports.jsonl
+    """
     from vlkb import reports as store
     from vlkb.analyzer import InputError
 
-    engine = _engine(extra_kb)
     try:
-        d = engine.diagnose(list(logs))
-        rec = store.from_diagnosis(d, url, title=title, fix_text=fix_text, fix_kind=fix_kind, fixed_in=fixed_in,
+        if not source.startswith(("https://", "http://")):
+            added, notes = store.import_records(Path(source))
+            for note in notes:
+                click.echo(f"vlkb: {note}", err=True)
+            emit(f"added {added} records from {source} to {store.user_dir() / 'added.jsonl'}"
+                 f"{f'; {len(notes)} skipped' if notes else ''}; the index rebuilds on its next use")
+            return
+        if not logs:
+            fail("a report given by its URL needs --log LOG: the error it describes")
+        d = _engine(extra_kb).diagnose(list(logs))
+        rec = store.from_diagnosis(d, source, title=title, fix_text=fix_text, fix_kind=fix_kind, fixed_in=fixed_in,
                                    framework=framework, model=model)
         path = store.append_user_record(rec)
-    except (InputError, store.ReportError) as err:
+    except (InputError, OSError, store.ReportError) as err:
         fail(str(err))
     emit(json.dumps(rec, indent=2, ensure_ascii=False))
     emit(f"added to {path}; the index rebuilds on its next use")
