@@ -37,7 +37,12 @@ def _engine(extra_kb=()):
               help="Where to write the index (default: $VLKB_HOME/reports.db, where diagnose looks).")
 @kb_option
 def reports_build(out, extra_kb) -> None:
-    """Build the index from the records: the shipped ones, yours ($VLKB_HOME/reports) and the KB's fixtures."""
+    """Build the index from the records: the shipped ones, yours ($VLKB_HOME/reports) and the KB's fixtures.
+
+    \b
+    Example:
+      vlkb reports build --out /tmp/reports.db
+    """
     from vlkb import reports as store
 
     engine = _engine(extra_kb)
@@ -59,7 +64,12 @@ def reports_build(out, extra_kb) -> None:
 @kb_option
 @format_option
 def reports_search(inputs, top, extra_kb, fmt) -> None:
-    """The public reports most like a log's root failure, whether or not the KB knows it."""
+    """The public reports most like a log's root failure, whether or not the KB knows it.
+
+    \b
+    Example:
+      vlkb reports search train.log --top 10 --format json
+    """
     from vlkb import reports as store
     from vlkb.analyzer import InputError
 
@@ -140,7 +150,12 @@ def reports_add(source, logs, title, fix_text, fix_kind, fixed_in, framework, mo
 @kb_option
 @format_option
 def reports_candidates(min_size, limit, extra_kb, fmt) -> None:
-    """Failures that several public reports share and no KB entry covers: the entries to write next."""
+    """Failures that several public reports share and no KB entry covers: the entries to write next.
+
+    \b
+    Example:
+      vlkb reports candidates --min 3 --format json
+    """
     from vlkb import reports as store
 
     engine = _engine(extra_kb)
