@@ -15,6 +15,7 @@ from .clitools import CONTEXT, emit, fail, kb_option
 from .history_cli import history
 from .kb_cli import kb
 from .reports_cli import reports
+from .triage_cli import triage
 from .tui_cli import tui
 from .verify_cli import verify
 
@@ -126,6 +127,7 @@ def _remember(result, path):
 cli.add_command(kb)
 cli.add_command(history)
 cli.add_command(reports)
+cli.add_command(triage)
 cli.add_command(verify)
 cli.add_command(tui)
 

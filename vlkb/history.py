@@ -95,6 +95,33 @@ def record(path: Path, diagnosis, now: datetime | None = None) -> Seen | None:
         conn.close()
 
 
+INSERT = ("INSERT INTO diagnoses (at, fingerprint, verdict, entry, confidence, summary, inputs) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?)")
+
+
+def fingerprints(path: Path) -> set[str]:
+    """Every root fingerprint the history holds (empty for a history not written yet)."""
+    if not path.exists():
+        return set()
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return {fp for (fp,) in conn.execute("SELECT DISTINCT fingerprint FROM diagnoses WHERE fingerprint IS NOT NULL")}
+
+
+def record_rows(path: Path, rows: list[dict], now: datetime | None = None) -> None:
+    """Many diagnoses at once (`vlkb triage`'s rows: fingerprint, verdict, entry, confidence, summary, job)."""
+    at = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    values = [(at, r["fingerprint"], r["verdict"], r["entry"], r["confidence"], r["summary"], r["job"][:500])
+              for r in rows]
+    conn = connect(path)
+    try:
+        def write():
+            with conn:
+                conn.executemany(INSERT, values)
+        _retry(write)
+    finally:
+        conn.close()
+
+
 def _write(conn: sqlite3.Connection, fp: str | None, row: tuple) -> Seen | None:
     conn.execute("BEGIN IMMEDIATE")  # the read and the insert see one state, whoever else writes
     try:
@@ -105,8 +132,7 @@ def _write(conn: sqlite3.Connection, fp: str | None, row: tuple) -> Seen | None:
             last_inputs = conn.execute("SELECT inputs FROM diagnoses WHERE fingerprint = ? ORDER BY at DESC, id DESC"
                                        " LIMIT 1", (fp,)).fetchone()
             seen = Seen(fp, count, first, last, last_inputs[0] if last_inputs else None)
-        conn.execute("INSERT INTO diagnoses (at, fingerprint, verdict, entry, confidence, summary, inputs) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        conn.execute(INSERT, row)
         conn.execute("COMMIT")
         return seen
     except BaseException:

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Benchmark `vlkb triage` on a generated fleet: jobs/s and MB/s with 1 and 2 workers.
+
+  python benchmarks/bench_triage.py [--jobs 1000] [--runs 1]
+
+The fleet is the KB's positive fixtures (real logs, markers removed) cycled into --jobs jobs; every
+fifth job is a directory of two rank files (the fixture and the next one), as a multi-node job
+arrives. Prints figures; asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+from vlkb.kb import fixtures as fx  # noqa: E402
+from vlkb.kb import load  # noqa: E402
+
+
+def fleet(n: int, out: Path) -> int:
+    texts = [fx.parse(p).text for e in load() for p in e.fixtures if ".pos-" in p.name]
+    size = 0
+    for i in range(n):
+        a, b = texts[i % len(texts)], texts[(i + 1) % len(texts)]
+        if i % 5 == 4:
+            job = out / f"job-{i:05d}"
+            job.mkdir()
+            (job / "rank0.log").write_text(a, encoding="utf-8")
+            (job / "rank1.log").write_text(b, encoding="utf-8")
+            size += len(a.encode()) + len(b.encode())
+        else:
+            (out / f"job-{i:05d}.log").write_text(a, encoding="utf-8")
+            size += len(a.encode())
+    return size
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=1)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = Path(tmp) / "fleet"
+        jobs.mkdir()
+        size = fleet(a.jobs, jobs)
+        env = {**os.environ, "VLKB_HOME": str(Path(tmp) / "home")}
+        print(f"fleet: {a.jobs} jobs, {size / 1e6:.2f} MB, on {os.cpu_count()} cores")
+        print("| workers | wall s | jobs/s | MB/s |")
+        print("|---|---|---|---|")
+        base = None
+        for workers in (1, 2):
+            walls = []
+            for _ in range(a.runs):
+                t = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "vlkb", "triage", str(jobs), "--workers", str(workers),
+                                "--no-history", "--format", "csv"], env=env, capture_output=True, check=True)
+                walls.append(time.perf_counter() - t)
+            wall = statistics.median(walls)
+            base = base or wall
+            print(f"| {workers} | {wall:.1f} | {a.jobs / wall:.0f} | {size / 1e6 / wall:.2f} |"
+                  + (f" x{base / wall:.2f}" if workers > 1 else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""`vlkb triage`: every job of a fleet diagnosed as `vlkb diagnose` would, then grouped."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+import time
+
+import click
+
+from .clitools import CONTEXT, emit, fail, kb_option
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--jobs", "pattern", default=None, help="Only the children of PATHS whose name matches this glob.")
+@click.option("--workers", type=click.IntRange(1, 256), default=None,
+              help="Jobs diagnosed at once, one process each (default: every core).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds one job may take; a job over it is killed and reported with status timeout.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
+              help="text: a table and the groups; json: vlkb.triage/1 (rows, then groups); csv: one row per job.")
+@click.option("--history", "history_path", type=click.Path(dir_okay=False), default=None,
+              help="History database that says which failures are new (default: $VLKB_HOME/history.db).")
+@click.option("--no-history", is_flag=True, help="Neither read nor record the history (no failure is marked new).")
+@kb_option
+def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, extra_kb) -> None:
+    """Diagnose every failed job of a fleet and group them: by entry, by fingerprint, new ones, and the
+    hosts and ranks that hold more failed roots than chance.
+
+    Each PATH is a directory whose immediate children are jobs: a log file, or a directory of rank/node
+    files. Each job is diagnosed exactly as `vlkb diagnose JOB` would, in its own process; an unreadable
+    job, a worker that crashes or a job over --timeout is a row with its status. Ctrl-C stops and prints
+    what finished.
+
+    \b
+    Examples:
+      vlkb triage /shared/failed-jobs/
+      vlkb triage /shared/failed-jobs/ --jobs 'train-2026-11-*' --format json > triage.json
+      vlkb triage runs/ --format csv --timeout 120 > triage.csv
+    """
+    from vlkb import triage as fleet
+    from vlkb.kb import EntryError, load_engine
+
+    try:
+        jobs = fleet.find_jobs(list(paths), pattern)
+        engine = load_engine(list(extra_kb))
+    except (OSError, EntryError) as err:
+        fail(str(err))
+    if not jobs:
+        fail(f"no jobs under {', '.join(paths)}" + (f" matching {pattern!r}" if pattern else ""))
+    workers = workers or os.cpu_count() or 1
+    seen = set() if no_history else _seen(history_path)
+    rows, interrupted = [], False
+    progress = _Progress(len(jobs), sum(j.size for j in jobs)) if sys.stderr.isatty() else None
+    try:
+        for row in fleet.run(engine, jobs, workers, timeout):
+            rows.append(row)
+            if progress:
+                progress.update(row)
+    except KeyboardInterrupt:
+        interrupted = True
+    if progress:
+        progress.done()
+    order = {j.label: i for i, j in enumerate(jobs)}
+    rows.sort(key=lambda r: order[r["path"]])
+    fleet.mark_new(rows, seen)
+    if not no_history:
+        _record(rows, history_path)
+    groups = fleet.groups(rows)
+    summary = {"jobs": len(jobs), "finished": len(rows), "interrupted": interrupted,
+               "status": dict(sorted(_count(r["status"] for r in rows).items())),
+               "verdicts": dict(sorted(_count(r["verdict"] for r in rows if r["verdict"]).items()))}
+    if fmt == "json":
+        emit(json.dumps({"schema": fleet.SCHEMA, "summary": summary, "jobs": rows, "groups": groups},
+                        indent=2, ensure_ascii=False))
+    elif fmt == "csv":
+        buf = io.StringIO()
+        out = csv.DictWriter(buf, fieldnames=fleet.FIELDS, extrasaction="ignore")
+        out.writeheader()
+        out.writerows(rows)
+        emit(buf.getvalue())
+    else:
+        emit(_text(rows, groups, summary))
+    sys.exit(130 if interrupted else 0)
+
+
+def _count(values):
+    from collections import Counter
+
+    return Counter(values)
+
+
+def _history_path(history_path):
+    from pathlib import Path
+
+    from vlkb import history
+
+    return Path(history_path) if history_path else history.default_path()
+
+
+def _seen(history_path) -> set[str]:
+    """The fingerprints the history held before this run; an unreadable history marks nothing new."""
+    import sqlite3
+
+    from vlkb import history
+
+    try:
+        return history.fingerprints(_history_path(history_path))
+    except (OSError, sqlite3.Error) as err:
+        click.echo(f"vlkb: history not read: {err}", err=True)
+        return set()
+
+
+def _record(rows: list[dict], history_path) -> None:
+    """Each diagnosed job's root into the history, as `vlkb diagnose` records it."""
+    import sqlite3
+
+    from vlkb import history
+
+    try:
+        history.record_rows(_history_path(history_path), [r for r in rows if r["status"] == "ok"])
+    except (OSError, sqlite3.Error) as err:
+        click.echo(f"vlkb: history not recorded: {err}", err=True)
+
+
+def _text(rows: list[dict], groups: dict, summary: dict) -> str:
+    lines = [f"{summary['finished']} of {summary['jobs']} jobs"
+             + (" (interrupted)" if summary["interrupted"] else "") + ": "
+             + ", ".join(f"{n} {k}" for k, n in summary["verdicts"].items())
+             + "".join(f", {n} {k}" for k, n in summary["status"].items() if k != "ok"), ""]
+    lines.append(f"{'job':<32} {'verdict':<10} {'entry':<34} {'conf':>5}  {'new':<3}  root")
+    for r in rows:
+        verdict = r["verdict"] if r["status"] == "ok" else r["status"]
+        conf = f"{r['confidence']:.2f}" if r["confidence"] is not None else ""
+        new = "yes" if r["new"] else ""
+        where = f"{r['root_host'] or ''}{'/' if r['root_host'] and r['root_rank'] else ''}{r['root_rank'] or ''}"
+        what = r["summary"] or r["error"] or ""
+        lines.append((f"{r['job'][:32]:<32} {verdict:<10} {(r['entry'] or '')[:34]:<34} {conf:>5}  {new:<3}  "
+                              f"{where + ' ' if where else ''}{what[:80]}"))
+    lines += ["", "By failure"]
+    for g in groups["by_entry"]:
+        hosts = f"  hosts {', '.join(g['hosts'][:6])}" if g["hosts"] else ""
+        lines.append((f"  {g['jobs']:>4}  {g['key']:<36}{'  new' if g['new'] else ''}{hosts}"))
+    for label, key in (("Suspect hosts", "suspect_hosts"), ("Suspect ranks", "suspect_ranks")):
+        if groups[key]:
+            lines += ["", f"{label} (more failed roots than chance)"]
+            lines += [(f"  {s['name']}: {s['roots']} roots, {s['expected']} expected (p={s['p']})")
+                      for s in groups[key]]
+    return "\n".join(lines)
+
+
+class _Progress:
+    """Jobs done, MB/s and the time left, on one stderr line (a terminal only)."""
+
+    def __init__(self, total: int, size: int):
+        self.total, self.size, self.done_jobs, self.done_bytes = total, size, 0, 0
+        self.start = time.monotonic()
+
+    def update(self, row: dict) -> None:
+        self.done_jobs += 1
+        self.done_bytes += row["bytes"] or 0
+        took = max(time.monotonic() - self.start, 1e-6)
+        rate = self.done_bytes / took / 1e6
+        left = (self.total - self.done_jobs) * took / self.done_jobs
+        sys.stderr.write(f"\r{self.done_jobs}/{self.total} jobs  {rate:.1f} MB/s  ETA {left:.0f} s   ")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        sys.stderr.write("\n")
