@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark `vlkb triage` on a generated fleet: jobs/s and MB/s with 1 and 2 workers.
+"""Benchmark `vlkb triage` on a generated fleet: jobs/s and MB/s with 1 and 2 workers, and on Ray.
 
   python benchmarks/bench_triage.py [--jobs 1000] [--runs 1]
 
@@ -52,20 +52,26 @@ def main() -> int:
         size = fleet(a.jobs, jobs)
         env = {**os.environ, "VLKB_HOME": str(Path(tmp) / "home")}
         print(f"fleet: {a.jobs} jobs, {size / 1e6:.2f} MB, on {os.cpu_count()} cores")
-        print("| workers | wall s | jobs/s | MB/s |")
-        print("|---|---|---|---|")
+        print("| engine | workers | wall s | jobs/s | MB/s | vs 1 worker |")
+        print("|---|---|---|---|---|---|")
+        runs = [("local", 1), ("local", 2)]
+        try:
+            import ray  # noqa: F401
+            runs.append(("ray", 2))  # a local Ray instance, started and stopped inside the timed command
+        except ImportError:
+            pass
         base = None
-        for workers in (1, 2):
+        for engine, workers in runs:
             walls = []
             for _ in range(a.runs):
                 t = time.perf_counter()
                 subprocess.run([sys.executable, "-m", "vlkb", "triage", str(jobs), "--workers", str(workers),
-                                "--no-history", "--format", "csv"], env=env, capture_output=True, check=True)
+                                "--engine", engine, "--no-history", "--format", "csv"], env=env, capture_output=True,
+                               check=True)
                 walls.append(time.perf_counter() - t)
             wall = statistics.median(walls)
             base = base or wall
-            print(f"| {workers} | {wall:.1f} | {a.jobs / wall:.0f} | {size / 1e6 / wall:.2f} |"
-                  + (f" x{base / wall:.2f}" if workers > 1 else ""))
+            print(f"| {engine} | {workers} | {wall:.1f} | {a.jobs / wall:.0f} | {size / 1e6 / wall:.2f} | x{base / wall:.2f} |")
     return 0
 
 

@@ -164,3 +164,28 @@ def test_a_host_with_more_failed_roots_than_chance_is_suspect():
     assert fleet.suspects(even, "root_host", "hosts") == []
     alone = [{"root_host": "node-c", "hosts": ["node-c"]} for _ in range(12)]
     assert fleet.suspects(alone, "root_host", "hosts") == []
+
+
+def test_ray_gives_the_local_engines_rows(run_vlkb, jobs_dir, tmp_path):
+    pytest.importorskip("ray")  # the test command installs vlkb[ray]: this runs in CI, on a local Ray
+    env = {"VLKB_HOME": str(tmp_path / "home"), "RAY_ADDRESS": ""}
+    code, local, err = run_vlkb("triage", str(jobs_dir), "--format", "json", "--no-history", "--workers", "2", env=env)
+    assert code == 0, err
+    code, on_ray, err = run_vlkb("triage", str(jobs_dir), "--format", "json", "--no-history", "--workers", "2",
+                                 "--engine", "ray", env=env)
+    assert code == 0, err
+
+    def same(doc):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(doc)["jobs"]]
+
+    assert same(on_ray) == same(local) and len(same(local)) == 5
+    assert json.loads(on_ray)["groups"] == json.loads(local)["groups"]
+
+
+def test_without_ray_the_ray_engine_says_how_to_install_it(run_vlkb, jobs_dir, tmp_path):
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "ray.py").write_text("raise ImportError('No module named ray')\n")
+    code, _, err = run_vlkb("triage", str(jobs_dir), "--engine", "ray",
+                            env={"VLKB_HOME": str(tmp_path / "home"), "PYTHONPATH": str(shim)})
+    assert code == 2 and "pip install 'vlkb[ray]'" in err

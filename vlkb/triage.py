@@ -263,3 +263,65 @@ def _poisson_tail(k: int, lam: float) -> float:
 
 def _rank_key(r: str):
     return (0, int(r), "") if str(r).isdigit() else (1, 0, str(r))
+
+
+# ---- on Ray ------------------------------------------------------------------------------------
+_ENGINES: dict = {}  # in a Ray worker process: the KB loaded once per --kb set
+
+
+def _ray_job(job: Job, extra_kb: tuple) -> dict:
+    """The per-job function as a Ray task runs it: the same diagnose_job, the engine kept per process."""
+    from vlkb.kb import load_engine
+
+    engine = _ENGINES.get(extra_kb)
+    if engine is None:
+        engine = _ENGINES[extra_kb] = load_engine(list(extra_kb))
+    start = time.monotonic()
+    row = diagnose_job(engine, job)
+    row["seconds"] = round(time.monotonic() - start, 3)
+    return row
+
+
+def run_ray(jobs: list[Job], extra_kb: list[str], workers: int, timeout: float | None = None,
+            address: str | None = None):
+    """Yield each job's row as its Ray task finishes: against the cluster at `address` (or RAY_ADDRESS),
+    else a local Ray instance started here with `workers` CPUs and stopped after. At most `workers`
+    tasks are in flight (so --timeout counts from a task's start, not its wait in a queue); a task
+    that dies is a crashed row, one over the timeout is cancelled and a timeout row. Job paths must be
+    readable where the tasks run (a shared file system)."""
+    import ray
+
+    if not os.environ.get("RAY_ADDRESS", "x").strip():
+        del os.environ["RAY_ADDRESS"]  # set but empty: Ray would refuse it as an address
+    address = address or os.environ.get("RAY_ADDRESS")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+                 log_to_driver=False, configure_logging=False)
+    task = ray.remote(max_retries=0)(_ray_job)
+    pending = list(reversed(jobs))
+    running: dict = {}  # ObjectRef -> (job, start)
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                job = pending.pop()
+                running[task.remote(job, tuple(extra_kb))] = (job, time.monotonic())
+            ready, _ = ray.wait(list(running), num_returns=len(running), timeout=0.05)
+            for ref in ready:
+                job, start = running.pop(ref)
+                try:
+                    yield ray.get(ref)
+                except ray.exceptions.RayError as err:
+                    yield _row(job, status="crashed", error=f"Ray task failed: {type(err).__name__}",
+                               seconds=round(time.monotonic() - start, 3))
+            if timeout is not None:
+                now = time.monotonic()
+                for ref in [r for r, (_, start) in running.items() if now - start > timeout]:
+                    job, start = running.pop(ref)
+                    ray.cancel(ref, force=True)
+                    yield _row(job, status="timeout", error=f"over --timeout {timeout:g} s", seconds=round(now - start, 3))
+    finally:
+        for ref in running:
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()

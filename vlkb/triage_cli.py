@@ -25,8 +25,13 @@ from .clitools import CONTEXT, emit, fail, kb_option
 @click.option("--history", "history_path", type=click.Path(dir_okay=False), default=None,
               help="History database that says which failures are new (default: $VLKB_HOME/history.db).")
 @click.option("--no-history", is_flag=True, help="Neither read nor record the history (no failure is marked new).")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: forked workers on this machine; ray: the same per-job function as Ray tasks "
+              "(pip install 'vlkb[ray]'); the job paths must be readable where the tasks run.")
+@click.option("--address", default=None,
+              help="With --engine ray: the cluster to use (default: RAY_ADDRESS, else a local Ray started here).")
 @kb_option
-def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, extra_kb) -> None:
+def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, engine, address, extra_kb) -> None:
     """Diagnose every failed job of a fleet and group them: by entry, by fingerprint, new ones, and the
     hosts and ranks that hold more failed roots than chance.
 
@@ -44,9 +49,14 @@ def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, extr
     from vlkb import triage as fleet
     from vlkb.kb import EntryError, load_engine
 
+    if engine == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            fail("--engine ray needs Ray: pip install 'vlkb[ray]' (or pip install ray)")
     try:
         jobs = fleet.find_jobs(list(paths), pattern)
-        engine = load_engine(list(extra_kb))
+        kb = load_engine(list(extra_kb))
     except (OSError, EntryError) as err:
         fail(str(err))
     if not jobs:
@@ -56,7 +66,9 @@ def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, extr
     rows, interrupted = [], False
     progress = _Progress(len(jobs), sum(j.size for j in jobs)) if sys.stderr.isatty() else None
     try:
-        for row in fleet.run(engine, jobs, workers, timeout):
+        rows_of = (fleet.run_ray(jobs, list(extra_kb), workers, timeout, address) if engine == "ray"
+                   else fleet.run(kb, jobs, workers, timeout))
+        for row in rows_of:
             rows.append(row)
             if progress:
                 progress.update(row)
@@ -66,8 +78,8 @@ def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, extr
         progress.done()
     order = {j.label: i for i, j in enumerate(jobs)}
     rows.sort(key=lambda r: order[r["path"]])
-    fleet.mark_new(rows, seen)
     if not no_history:
+        fleet.mark_new(rows, seen)
         _record(rows, history_path)
     groups = fleet.groups(rows)
     summary = {"jobs": len(jobs), "finished": len(rows), "interrupted": interrupted,
