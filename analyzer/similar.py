@@ -235,25 +235,54 @@ def query_words(sig: Signature, idf: dict, n: int = 12) -> list[str]:
 
 _FIX_WORDS = {"fix": "fixed by", "fixed-in": "fixed in the project", "workaround": "worked around by",
               "no-fix": "closed without a fix", "unknown": ""}
+_REPO = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/\d+$")
 
 
 @dataclass(frozen=True)
-class Found:
-    """A public report found similar to the failure, as every format shows it."""
+class Report:
+    """One public report: a record of data/reports, the user's, or a KB fixture (vlkb/reports.py reads them)."""
 
     url: str
-    quoted: str  # the report's error line, as its root was read
-    likeness: Likeness
+    error: str  # the error as the report printed it (a fixture: its whole log window)
     title: str | None = None
-    repo: str | None = None
+    frames: tuple[str, ...] = ()
     framework: str | None = None
     model: str | None = None
     versions: dict = field(default_factory=dict)
     fix_kind: str = "unknown"
     fix_text: str = ""
     fix_version: str | None = None
-    entry: str | None = None  # a KB fixture's entry: vlkb files this report under it
-    origin: str = "public"
+    entry: str | None = None  # the KB entry a fixture proves
+    origin: str = "public"  # "public" (data/reports), "kb" (a fixture), "user" ($VLKB_HOME/reports)
+
+    @property
+    def repo(self) -> str | None:
+        m = _REPO.match(self.url)
+        return m.group(1) if m else None
+
+    def excerpt(self) -> str:
+        """The text the parser reads: the frames under a traceback header, then the error."""
+        if not self.frames:
+            return self.error
+        return "\n".join(["Traceback (most recent call last):", *(f"  {f.strip()}" for f in self.frames), self.error])
+
+
+@dataclass(frozen=True)
+class Found:
+    """A public report found similar to the failure, as every format shows it."""
+
+    report: Report
+    quoted: str  # the report's error line, as its root was read
+    likeness: Likeness
+
+    @property
+    def url(self) -> str:
+        return self.report.url
+
+    @property
+    def entry(self) -> str | None:
+        """The KB entry whose fixture this report is: vlkb files it under that entry."""
+        return self.report.entry
 
     @property
     def resolution(self) -> str:
@@ -265,13 +294,14 @@ class Found:
         return said
 
     def _said(self) -> str:
-        words = _FIX_WORDS.get(self.fix_kind, "")
-        version = f" {self.fix_version}" if self.fix_version else ""
-        if self.fix_kind == "no-fix":
-            return words + (f": {self.fix_text}" if self.fix_text else "")
-        if self.fix_kind == "fixed-in":
-            return f"fixed in{version or ' the project'}" + (f": {self.fix_text}" if self.fix_text else "")
-        return f"{words} {self.fix_text}".strip() if self.fix_text else ""
+        r = self.report
+        words = _FIX_WORDS.get(r.fix_kind, "")
+        version = f" {r.fix_version}" if r.fix_version else ""
+        if r.fix_kind == "no-fix":
+            return words + (f": {r.fix_text}" if r.fix_text else "")
+        if r.fix_kind == "fixed-in":
+            return f"fixed in{version or ' the project'}" + (f": {r.fix_text}" if r.fix_text else "")
+        return f"{words} {r.fix_text}".strip() if r.fix_text else ""
 
     @property
     def why(self) -> str:
@@ -285,13 +315,13 @@ class Found:
 
     @property
     def stated_versions(self) -> str:
-        return ", ".join(f"{k} {v}" for k, v in sorted(self.versions.items()))
+        return ", ".join(f"{k} {v}" for k, v in sorted(self.report.versions.items()))
 
     def to_json(self) -> dict:
-        return {"url": self.url, "title": self.title, "repo": self.repo, "quoted": self.quoted,
+        r = self.report
+        return {"url": r.url, "title": r.title, "repo": r.repo, "quoted": self.quoted,
                 "score": self.likeness.score, "signals": self.likeness.parts,
                 "shared_words": list(self.likeness.shared_words), "shared_frames": list(self.likeness.shared_frames),
-                "framework": self.framework, "model": self.model, "versions": self.versions,
-                "resolution": {"kind": self.fix_kind, "text": self.fix_text or None,
-                               "version": self.fix_version, "entry": self.entry},
-                "origin": self.origin}
+                "framework": r.framework, "model": r.model, "versions": r.versions,
+                "resolution": {"kind": r.fix_kind, "text": r.fix_text or None, "version": r.fix_version, "entry": r.entry},
+                "origin": r.origin}

@@ -81,7 +81,7 @@ def holdout(engine, index, review: Path | None) -> list[str]:
                      "searched": reports.query(d) is not None})
         if review is not None:
             lines += [f"### {case['file']}  ({case['label']})", f"case: {inc.summary[:300]}"]
-            lines += [f"  {i + 1}. {f.likeness.score:.2f} {f.url} [{f.entry or f.fix_kind}] {f.quoted[:300]}"
+            lines += [f"  {i + 1}. {f.likeness.score:.2f} {f.url} [{f.entry or f.report.fix_kind}] {f.quoted[:300]}"
                       for i, f in enumerate(found)] or ["  (none at the floor)"]
             lines.append("")
     if review is not None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from vlkb.analyzer import tfidf
 from vlkb.analyzer.diagnose import merge_fragments
-from vlkb.analyzer.similar import (FLOOR, Found, Reader, Signature, compare, query_words, signature,
+from vlkb.analyzer.similar import (FLOOR, Found, Reader, Report, Signature, compare, query_words, signature,
                                    text_signature)
 from vlkb.home import home
 from vlkb.kb import fixtures as fx
@@ -33,7 +33,6 @@ READING_MODULES = ("similar", "records", "patterns", "textnorm", "defining", "ma
 FIX_KINDS = ("fix", "fixed-in", "workaround", "no-fix", "unknown")
 CANDIDATES = 200  # rows FTS5 hands to the scorer, best bm25 first
 MAX_RECORD = 20_000  # characters of a record line; a longer one is not a report's error
-_REPO = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/\d+$")
 
 
 def report_key(url: str) -> str:
@@ -44,33 +43,6 @@ def report_key(url: str) -> str:
 
 class ReportError(ValueError):
     """A record that cannot be used; the message says which and why."""
-
-
-@dataclass(frozen=True)
-class Report:
-    url: str
-    error: str  # the error as the report printed it (a fixture: its whole log window)
-    title: str | None = None
-    frames: tuple[str, ...] = ()
-    framework: str | None = None
-    model: str | None = None
-    versions: dict = field(default_factory=dict)
-    fix_kind: str = "unknown"
-    fix_text: str = ""
-    fix_version: str | None = None
-    entry: str | None = None  # the KB entry a fixture proves
-    origin: str = "public"  # "public" (data/reports), "kb" (a fixture), "user" ($VLKB_HOME/reports)
-
-    @property
-    def repo(self) -> str | None:
-        m = _REPO.match(self.url)
-        return m.group(1) if m else None
-
-    def excerpt(self) -> str:
-        """The text the parser reads: the frames under a traceback header, then the error."""
-        if not self.frames:
-            return self.error
-        return "\n".join(["Traceback (most recent call last):", *(f"  {f.strip()}" for f in self.frames), self.error])
 
 
 def record(d: dict, origin: str = "public") -> Report:
@@ -297,10 +269,11 @@ class Index:
 
 
 def _found(row: dict, like) -> Found:
-    return Found(url=row["url"], quoted=row["quoted"], likeness=like, title=row["title"], repo=row["repo"],
-                 framework=row["framework"], model=row["model"], versions=json.loads(row["versions"] or "{}"),
-                 fix_kind=row["fix_kind"], fix_text=row["fix_text"] or "", fix_version=row["fix_version"],
-                 entry=row["entry"], origin=row["origin"])
+    report = Report(url=row["url"], error=row["quoted"], title=row["title"], framework=row["framework"],
+                    model=row["model"], versions=json.loads(row["versions"] or "{}"), fix_kind=row["fix_kind"],
+                    fix_text=row["fix_text"] or "", fix_version=row["fix_version"], entry=row["entry"],
+                    origin=row["origin"])
+    return Found(report, row["quoted"], like)
 
 
 def subject(d):

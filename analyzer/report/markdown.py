@@ -139,9 +139,9 @@ def _similar(d: Diagnosis, width: int) -> list[str]:
         return []
     out = ["", "**Similar public reports**", ""]
     for f in d.similar:
-        title = inline(f.title or f.repo or "report")[:width]
+        title = inline(f.report.title or f.report.repo or "report")[:width]
         fix = inline(f.resolution)[:width] if f.resolution else "not said"
-        versions = f" · {inline(f.stated_versions)[:width]}" if f.versions else ""
+        versions = f" · {inline(f.stated_versions)[:width]}" if f.report.versions else ""
         out += [f"- [{title}](<{f.url}>) · similarity {f.likeness.score:.2f}{versions}",
                 f"  their error: {code(f.quoted[:width])} · resolved: {fix}"]
     return out

@@ -76,7 +76,7 @@ def to_dict(d: Diagnosis, entries: list) -> dict:
                            "alsoConsidered": [{"entry": r.entry.id, "confidence": r.confidence} for r in d.runners_up]},
         }
         if d.similar:  # public reports of the same failure (vlkb/reports.py)
-            result["properties"]["similarReports"] = [{"url": f.url, "title": f.title, "similarity": f.likeness.score,
+            result["properties"]["similarReports"] = [{"url": f.url, "title": f.report.title, "similarity": f.likeness.score,
                                                        "resolution": f.resolution or None} for f in d.similar]
         if not result["relatedLocations"]:
             del result["relatedLocations"]

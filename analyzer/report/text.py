@@ -76,11 +76,11 @@ def _similar(console: Console, found: list, width: int) -> None:
     """Public reports of the same failure: their error, what resolved it, why they are alike."""
     console.print(Text("Similar public reports", style="bold"))
     for n, f in enumerate(found, 1):
-        console.print(Text.assemble(f"  {n}. ", (f.title or f.repo or f.url, "bold"), (f"  (similarity {f.likeness.score:.2f})", "dim")))
+        console.print(Text.assemble(f"  {n}. ", (f.report.title or f.report.repo or f.url, "bold"), (f"  (similarity {f.likeness.score:.2f})", "dim")))
         console.print(Text(f"     {f.url}", style="cyan"))
         console.print(Text("     their error: " + shorten(f.quoted, max(80, width - 20))))
         console.print(Text("     resolved: " + (f.resolution or "the report does not say")))
-        if f.versions:
+        if f.report.versions:
             console.print(Text("     versions: " + f.stated_versions, style="dim"))
         if f.why:
             console.print(Text("     alike in " + f.why, style="dim"))

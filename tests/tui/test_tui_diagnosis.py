@@ -273,7 +273,7 @@ def test_the_similar_tab_lists_public_reports_of_the_failure(tmp_path, monkeypat
 
     async def test(app, screen, log_view, pilot):
         d = screen.diagnosis
-        assert d.verdict == "unknown" and d.similar and d.similar[0].title == "mps checkpoint"
+        assert d.verdict == "unknown" and d.similar and d.similar[0].report.title == "mps checkpoint"
         screen.query_one("#tabs").active = "similar-tab"
         await pilot.pause()
         text = screen_text(app)
