@@ -135,7 +135,7 @@ class Engine:
             suspect = scored and (scored[0].confidence >= threshold or scored[0].incident.kind == "stall")
             return Diagnosis("suspicious" if suspect else "clean", scored, incidents, facts, stats, threshold,
                              inputs, sheet.facts)
-        subject = merge_fragments(root, incidents) if root.truncated else root
+        subject = merge_fragments(root, incidents)
         scored = [s for s in self.matcher.score(subject, context, sheet.facts) if s.signals and not s.entry.silent][:top]
         if scored and scored[0].confidence >= threshold:
             return Diagnosis("known", scored, incidents, facts, stats, threshold, inputs, sheet.facts)
@@ -182,9 +182,10 @@ def _age(path: str) -> float | None:
 
 
 def merge_fragments(root: Incident, incidents: list[Incident]) -> Incident:
-    """A traceback cut before its exception is matched together with the other cut fragments:
-    pasted excerpts and interleaved ranks split one failure's traceback into pieces."""
-    pieces = [i for i in incidents if i.truncated and not i.cascade]
+    """The root as it is matched: a traceback cut before its exception together with the other cut
+    fragments (pasted excerpts and interleaved ranks split one failure's traceback into pieces); any
+    other root as it is."""
+    pieces = [i for i in incidents if i.truncated and not i.cascade] if root.truncated else []
     if len(pieces) < 2:
         return root
     merged = Incident(kind=root.kind, lines=[l for i in pieces for l in i.lines],

@@ -50,7 +50,12 @@ _HEADERS = re.compile(r"Traceback \(most recent call last\):?|\(most recent call
 _GENERIC = frozenset("""the and for not with from this that are was were has have had but can cannot could
 out into onto than then there their its only also any all one when while which what got get error errors
 exception failed failure invalid expected unexpected none object objects found""".split())
-_FTS_WORD = re.compile(r"[^\W\d_]{3,}")  # a word of the canonical message (FTS5 and specificity count these)
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def message_words(text: str) -> list[str]:
+    """The words of a canonical message that FTS5 indexes and specificity counts: letters only, three or more."""
+    return _WORD.findall(text)
 
 
 # the names a message quotes ('dtype', `pad_token`, ‘x‘) or calls (format_example()): "'NoneType' object
@@ -92,7 +97,7 @@ class Signature:
         """How many distinct words the message says besides its exception's name and the words
         every error message uses."""
         name = (self.exception or "").lower()
-        return len({w for w in _FTS_WORD.findall(self.text) if w != name and w not in _GENERIC})
+        return len({w for w in message_words(self.text) if w != name and w not in _GENERIC})
 
     def to_json(self) -> dict:
         return {"exception": self.exception, "text": self.text, "frames": list(self.frames),
@@ -112,10 +117,10 @@ def _canonical(exc: str | None, message: str) -> str:
 # a C++ stack frame of torch's libraries ("frame #3: c10::Error::Error(...) + 0x96 (... in libc10.so)")
 # is in every native crash's trace: as a root's line it says nothing of which failure it was
 _CPP_FRAME = re.compile(r"^\s*frame #\d+: ")
-# a logger that quotes the real error ("mmengine - WARNING - command error: '...'!"): the quoted error is
-# the message
 # a traceback's frame line taken for a root's message (a logger that prints the frames of its own error)
 _FRAME_LINE = re.compile(r'\bFile "[^"]{1,500}", line \d+')
+# a logger that quotes the real error ("mmengine - WARNING - command error: '...'!"): the quoted error is
+# the message
 _QUOTED_ERROR = re.compile(r"\bcommand error: '(.{12,})'!?\s*$")
 
 
@@ -229,12 +234,11 @@ def _length_ratio(a: str, b: str) -> float:
 
 def query_words(sig: Signature, idf: dict, n: int = 12) -> list[str]:
     """The message's most informative words (by the reports' idf), for the FTS5 candidate query."""
-    words = {w for w in _FTS_WORD.findall(sig.text)}
+    words = set(message_words(sig.text))
     return sorted(words, key=lambda w: (-idf.get(w, 0.0), w))[:n]
 
 
-_FIX_WORDS = {"fix": "fixed by", "fixed-in": "fixed in the project", "workaround": "worked around by",
-              "no-fix": "closed without a fix", "unknown": ""}
+_FIX_WORDS = {"fix": "fixed by", "workaround": "worked around by", "no-fix": "closed without a fix"}  # fixed-in: its release
 _REPO = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/\d+$")
 
 

@@ -19,20 +19,6 @@ from .log_view import LogView
 from .messages import JumpTo, OpenEntry
 
 
-def _similar(d: Diagnosis, engine) -> list:
-    """Public reports like the root, whatever the verdict (the tab is how the TUI asks); an index that
-    cannot be built costs a note."""
-    import sqlite3
-
-    from vlkb import reports
-
-    try:
-        return reports.similar(d, engine)
-    except (OSError, sqlite3.Error) as err:
-        d.stats.notes.append(f"similar public reports not searched: {err}")
-        return []
-
-
 def _similar_text(d: Diagnosis) -> Text:
     from vlkb.analyzer.report.text import similar
 
@@ -96,7 +82,9 @@ class DiagnosisScreen(Screen):
             self.app.call_from_thread(self._failed, str(err))
             return
         d.stats.notes[:0] = self.notes
-        d.similar = _similar(d, self.app.engine)
+        from vlkb import reports
+
+        d.similar = reports.similar(d, self.app.engine)  # whatever the verdict: the tab is how the TUI asks
         self.app.call_from_thread(self.show, d)
 
     def _failed(self, message: str) -> None:

@@ -84,7 +84,9 @@ def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path,
     except KeyboardInterrupt:
         sys.exit(130)
     if similar or (similar is None and result.verdict == "unknown"):
-        result.similar = _similar(result, engine)
+        from vlkb import reports
+
+        result.similar = reports.similar(result, engine)
     if not no_history:
         result.seen = _remember(result, history_path)
     from vlkb.analyzer.report import Context, render
@@ -95,19 +97,6 @@ def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path,
     if fail_on is not None:
         sys.exit(1 if result.verdict in FAIL_ON[fail_on] else 0)
     sys.exit(0 if result.named else 1)
-
-
-def _similar(result, engine) -> list:
-    """Public reports like the root; an index that cannot be built or read costs a note, never the diagnosis."""
-    import sqlite3
-
-    from vlkb import reports as store
-
-    try:
-        return store.similar(result, engine)
-    except (OSError, sqlite3.Error) as err:
-        result.stats.notes.append(f"similar public reports not searched: {err}")
-        return []
 
 
 def _remember(result, path):

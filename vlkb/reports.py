@@ -21,8 +21,8 @@ from pathlib import Path
 
 from vlkb.analyzer import tfidf
 from vlkb.analyzer.diagnose import merge_fragments
-from vlkb.analyzer.similar import (FLOOR, Found, Reader, Report, Signature, compare, query_words, signature,
-                                   text_signature)
+from vlkb.analyzer.similar import (FLOOR, Found, Reader, Report, Signature, compare, message_words, query_words,
+                                   signature, text_signature)
 from vlkb.home import home
 from vlkb.kb import fixtures as fx
 
@@ -52,8 +52,8 @@ def record(d: dict, origin: str = "public") -> Report:
         raise ReportError(f"url must be an http(s) URL of at most 300 characters, not {url!r:.80}")
     if not isinstance(error, str) or not error.strip():
         raise ReportError(f"{url}: error is missing")
-    fix = d.get("fix") or {}
-    kind = fix.get("kind", "unknown") if isinstance(fix, dict) else "unknown"
+    fix = d["fix"] if isinstance(d.get("fix"), dict) else {}
+    kind = fix.get("kind", "unknown")
     if kind not in FIX_KINDS:
         raise ReportError(f"{url}: fix.kind {kind!r:.40} is not one of {', '.join(FIX_KINDS)}")
     frames = d.get("frames") or []
@@ -66,8 +66,7 @@ def record(d: dict, origin: str = "public") -> Report:
                   framework=_text(d.get("framework")), model=_text(d.get("model")),
                   versions={_text(k, 40) or "?": _text(v, 40) or "?" for k, v in list(versions.items())[:12]},
                   fix_kind=kind,
-                  fix_text=_text(fix.get("text")) or "" if isinstance(fix, dict) else "",
-                  fix_version=_text(fix.get("version")) if isinstance(fix, dict) else None,
+                  fix_text=_text(fix.get("text")) or "", fix_version=_text(fix.get("version")),
                   entry=_text(d.get("entry")), origin=origin)
 
 
@@ -228,7 +227,7 @@ def _row(i: int, r: Report, reader: Reader) -> dict | None:
             "framework": r.framework, "model": r.model, "versions": json.dumps(r.versions),
             "fix_kind": r.fix_kind, "fix_text": r.fix_text, "fix_version": r.fix_version, "entry": r.entry,
             "origin": r.origin, "signature": json.dumps(sig.to_json()), "text": sig.text,
-            "words": " ".join(re.findall(r"[^\W\d_]{3,}", sig.text))}
+            "words": " ".join(message_words(sig.text))}
 
 
 class Index:
@@ -279,10 +278,7 @@ def _found(row: dict, like) -> Found:
 def subject(d):
     """The incident a diagnosis's similar reports are sought for: its root, with a cut traceback's
     fragments merged as the matcher reads them; None when nothing failed."""
-    root = d.root
-    if root is None:
-        return None
-    return merge_fragments(root, d.incidents) if root.truncated else root
+    return merge_fragments(d.root, d.incidents) if d.root is not None else None
 
 
 def query(d) -> Signature | None:
@@ -297,15 +293,20 @@ def query(d) -> Signature | None:
 
 
 def similar(d, engine, k: int = 3, path: Path | None = None, exclude: frozenset = frozenset()) -> list[Found]:
-    """The public reports most like the diagnosis's root; building the index the first time."""
+    """The public reports most like the diagnosis's root, building the index the first time; an index
+    that cannot be built or read costs a note on the diagnosis, never the diagnosis."""
     sig = query(d)
     if sig is None:
         return []
-    index = Index(ensure(engine, path, notes=d.stats.notes))
     try:
-        return index.search(sig, k, exclude)
-    finally:
-        index.close()
+        index = Index(ensure(engine, path, notes=d.stats.notes))
+        try:
+            return index.search(sig, k, exclude)
+        finally:
+            index.close()
+    except (OSError, sqlite3.Error) as err:
+        d.stats.notes.append(f"similar public reports not searched: {err}")
+        return []
 
 
 def counts(path: Path) -> dict:
@@ -357,7 +358,7 @@ def candidates(engine, min_size: int = 3, path: Path | None = None) -> list[dict
     which an entry's fixture proves, largest first: failures the public reports share and no entry covers."""
     index = Index(ensure(engine, path))
     try:
-        rows = index.db.execute("select id, url, quoted, origin, entry, signature from reports").fetchall()
+        rows = index.db.execute("select id, url, quoted, entry, signature from reports").fetchall()
         parent = {r[0]: r[0] for r in rows}
 
         def root(i):
@@ -367,7 +368,7 @@ def candidates(engine, min_size: int = 3, path: Path | None = None) -> list[dict
             return i
 
         by_url = {r[1]: r[0] for r in rows}
-        for rid, url, _, origin, entry, sig in rows:
+        for rid, _, _, entry, sig in rows:
             if entry:
                 continue
             for f in index.search(Signature.from_json(json.loads(sig)), k=50, floor=CLUSTER_LIKENESS):
@@ -381,7 +382,7 @@ def candidates(engine, min_size: int = 3, path: Path | None = None) -> list[dict
         index.close()
     out = []
     for members in groups.values():
-        if len(members) < min_size or any(m[4] for m in members):
+        if len(members) < min_size or any(m[3] for m in members):
             continue
         out.append({"quoted": members[0][2], "urls": sorted(m[1] for m in members)})
     return sorted(out, key=lambda g: (-len(g["urls"]), g["quoted"]))

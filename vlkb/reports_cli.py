@@ -79,6 +79,8 @@ def reports_search(inputs, top, extra_kb, fmt) -> None:
     except InputError as err:
         fail(str(err))
     found = store.similar(d, engine, k=top)
+    for note in d.stats.notes:
+        click.echo(f"vlkb: {note}", err=True)
     inc = store.subject(d)
     if fmt == "json":
         emit(json.dumps({"root": inc.summary if inc else None, "similar": [f.to_json() for f in found]},

@@ -76,10 +76,11 @@ def diagnose_job(engine, job: Job) -> dict:
     from vlkb.analyzer import InputError
     from vlkb.analyzer.elect import stable_id
 
+    start = time.monotonic()
     try:
         d = engine.diagnose([job.path])
     except InputError as err:
-        return _row(job, status="unreadable", error=str(err))
+        return _row(job, status="unreadable", error=str(err), seconds=round(time.monotonic() - start, 3))
     subject = d.subject
     named = d.named
     root = d.root
@@ -96,7 +97,7 @@ def diagnose_job(engine, job: Job) -> dict:
                 hosts=hosts, ranks=ranks, framework=d.frameworks[0] if d.frameworks else None,
                 model=d.run["model"].value if "model" in d.run else None,
                 first_time=times[0] if times else None, last_time=times[-1] if times else None,
-                bytes=d.stats.bytes)
+                bytes=d.stats.bytes, seconds=round(time.monotonic() - start, 3))
 
 
 FIELDS = ["job", "path", "status", "verdict", "entry", "confidence", "fingerprint", "new", "summary", "root_path",
@@ -135,10 +136,7 @@ def _fork(engine, job: Job) -> tuple[int, int]:
         try:
             os.close(r)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
-            start = time.monotonic()
-            row = diagnose_job(engine, job)
-            row["seconds"] = round(time.monotonic() - start, 3)
-            data = pickle.dumps(row)
+            data = pickle.dumps(diagnose_job(engine, job))
             if len(data) > MAX_RESULT:
                 data = pickle.dumps(_row(job, status="error", error="result too large"))
             view = memoryview(data)
@@ -276,10 +274,7 @@ def _ray_job(job: Job, extra_kb: tuple) -> dict:
     engine = _ENGINES.get(extra_kb)
     if engine is None:
         engine = _ENGINES[extra_kb] = load_engine(list(extra_kb))
-    start = time.monotonic()
-    row = diagnose_job(engine, job)
-    row["seconds"] = round(time.monotonic() - start, 3)
-    return row
+    return diagnose_job(engine, job)
 
 
 def run_ray(jobs: list[Job], extra_kb: list[str], workers: int, timeout: float | None = None,

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 
 import click
 
@@ -83,8 +84,8 @@ def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, engi
         _record(rows, history_path)
     groups = fleet.groups(rows)
     summary = {"jobs": len(jobs), "finished": len(rows), "interrupted": interrupted,
-               "status": dict(sorted(_count(r["status"] for r in rows).items())),
-               "verdicts": dict(sorted(_count(r["verdict"] for r in rows if r["verdict"]).items()))}
+               "status": dict(sorted(Counter(r["status"] for r in rows).items())),
+               "verdicts": dict(sorted(Counter(r["verdict"] for r in rows if r["verdict"]).items()))}
     if fmt == "json":
         emit(json.dumps({"schema": fleet.SCHEMA, "summary": summary, "jobs": rows, "groups": groups},
                         indent=2, ensure_ascii=False))
@@ -97,12 +98,6 @@ def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, engi
     else:
         emit(_text(rows, groups, summary))
     sys.exit(130 if interrupted else 0)
-
-
-def _count(values):
-    from collections import Counter
-
-    return Counter(values)
 
 
 def _history_path(history_path):
