@@ -83,6 +83,11 @@ class CleanLine:
     timestamp: str | None = None
 
 
+# what an output must never carry from a log or a record: control characters (terminal escapes, C1)
+# and bidirectional overrides (Trojan Source)
+UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def strip_terminal(text: str) -> str:
     """Remove ANSI sequences and control characters; keep only the last redraw of a \\r line."""
     if "\x1b" in text or "#033[" in text:

@@ -12,6 +12,7 @@ import sys
 import click
 
 from .clitools import CONTEXT, emit, fail, kb_option
+from .diff_cli import diff
 from .history_cli import history
 from .kb_cli import kb
 from .reports_cli import reports
@@ -117,6 +118,7 @@ cli.add_command(kb)
 cli.add_command(history)
 cli.add_command(reports)
 cli.add_command(triage)
+cli.add_command(diff)
 cli.add_command(verify)
 cli.add_command(tui)
 

@@ -23,6 +23,7 @@ from vlkb.analyzer import tfidf
 from vlkb.analyzer.diagnose import merge_fragments
 from vlkb.analyzer.similar import (FLOOR, Found, Reader, Report, Signature, compare, message_words, query_words,
                                    signature, text_signature)
+from vlkb.analyzer.textnorm import UNSAFE
 from vlkb.home import home
 from vlkb.kb import fixtures as fx
 
@@ -70,8 +71,6 @@ def record(d: dict, origin: str = "public") -> Report:
                   entry=_text(d.get("entry")), origin=origin)
 
 
-# control characters (terminal escapes) and bidi overrides never reach an output from a record
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _URL = re.compile(r"^https?://[^\s<>\"'`\\]{1,300}$")
 MAX_FIELD = 400  # characters of a title, a fix, a name
 
@@ -79,7 +78,7 @@ MAX_FIELD = 400  # characters of a title, a fix, a name
 def _text(v, limit: int = MAX_FIELD) -> str | None:
     if not isinstance(v, str):
         return None
-    v = " ".join(_UNSAFE.sub(" ", v).split())[:limit]
+    v = " ".join(UNSAFE.sub(" ", v).split())[:limit]
     return v or None
 
 
