@@ -53,14 +53,19 @@ class ReadStats:
 
 
 def expand(inputs: list[str]) -> list[Source]:
-    """Paths, directories (walked, sorted, hidden entries skipped) and "-" for stdin."""
+    """Paths, directories (walked, sorted, hidden entries skipped), "-" for stdin, and URLs read
+    through fsspec (analyzer/remote.py)."""
+    from . import remote  # it reads this module's Source
+
     sources: list[Source] = []
     for item in inputs:
         if item == "-":
             sources.append(Source("<stdin>", lambda: sys.stdin.buffer))
             continue
         path = Path(item)
-        if path.is_dir():
+        if not path.exists() and remote.is_url(item):
+            sources.extend(remote.sources(item))
+        elif path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file()
                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
             if not files:  # empty input, as an empty file or an empty pipe is: a note, no failure found

@@ -104,7 +104,8 @@ def test_stored_entries_were_validated_under_todays_schema():
 
 def test_every_third_party_import_is_declared():
     """What the package imports is what pyproject.toml declares: a dependency or, for the replays
-    only, the verify extra (issue 17), and for fleet triage only, the ray extra. Import names map to
+    only, the verify extra (issue 17), for fleet triage only, the ray and parquet extras, and for
+    logs behind URLs only, the remote extra (fsspec). Import names map to
     distribution names where they differ."""
     import ast
     import sys
@@ -115,8 +116,12 @@ def test_every_third_party_import_is_declared():
     meta = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     name = lambda spec: spec.split(";")[0].split(">")[0].split("=")[0].split("<")[0].split("[")[0].strip().lower()  # noqa: E731
     declared = {name(d) for d in meta["dependencies"]}
-    verify = {name(d) for d in meta["optional-dependencies"]["verify"]}
-    ray = {name(d) for d in meta["optional-dependencies"]["ray"]}
+    extras = meta["optional-dependencies"]
+    verify = {name(d) for d in extras["verify"]}
+    # each optional extra, and the only modules that may import it (lazily, with an install hint)
+    optional = {"triage": {name(d) for d in extras["ray"] + extras["parquet"]},
+                "triage_cli": {name(d) for d in extras["ray"] + extras["parquet"]},
+                "remote": {name(d) for d in extras["remote"]}}
     dist = {"yaml": "pyyaml", "sklearn": "scikit-learn", "sqlite_utils": "sqlite-utils", "ahocorasick_rs": "ahocorasick-rs"}
     missing = []
     for pkg in ("analyzer", "kb", "tui", "verify", "vlkb"):
@@ -132,7 +137,7 @@ def test_every_third_party_import_is_declared():
                     if top in sys.stdlib_module_names or top in ("vlkb", "__future__"):
                         continue
                     d = dist.get(top, top).lower()
-                    extra = (pkg == "verify" and d in verify) or (path.stem in ("triage", "triage_cli") and d in ray)
+                    extra = (pkg == "verify" and d in verify) or d in optional.get(path.stem, ())
                     if d not in declared and not extra:
                         missing.append(f"{path.relative_to(root)}: {top}")
     assert not missing, "imported but not declared in pyproject.toml: " + ", ".join(sorted(set(missing)))

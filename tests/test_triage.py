@@ -192,3 +192,120 @@ def test_without_ray_the_ray_engine_says_how_to_install_it(run_vlkb, jobs_dir, t
     code, _, err = run_vlkb("triage", str(jobs_dir), "--engine", "ray",
                             env={"VLKB_HOME": str(tmp_path / "home"), "PYTHONPATH": str(shim)})
     assert code == 2 and "pip install 'vlkb[ray]'" in err
+
+
+def _faulty_ray_job(job, extra_kb):
+    """The Ray task's function, except that one job's worker dies of a segfault and another never ends."""
+    if job.name == "restore.log":
+        faulthandler.disable()
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if job.name == "job-ranks":
+        time.sleep(60)
+    return fleet._ray_job(job, extra_kb)
+
+
+def test_on_ray_a_crashed_or_overdue_task_is_a_row_and_the_run_goes_on(jobs_dir, monkeypatch):
+    ray = pytest.importorskip("ray")
+    import sys
+
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the task's function travels by value
+    monkeypatch.setenv("RAY_ADDRESS", "")
+    jobs = fleet.find_jobs([str(jobs_dir)])
+    start = time.monotonic()
+    rows = {r["job"]: r for r in fleet.run_ray(jobs, [], workers=2, timeout=5, per_job=_faulty_ray_job)}
+    assert time.monotonic() - start < 90
+    assert len(rows) == len(jobs) and not ray.is_initialized()  # the local Ray it started is stopped
+    assert rows["restore.log"]["status"] == "crashed" and "Ray task failed" in rows["restore.log"]["error"]
+    assert rows["job-ranks"]["status"] == "timeout"
+    assert rows["ms-swift-minicpmv-dpo-zero2.log"]["entry"] == "zero-grad-reduced-twice"
+    assert rows["core.bin"]["status"] == "unreadable"
+
+
+def _same_but_where(rows: list[dict]) -> list[dict]:
+    """Rows without what names the place (and the error message, which names it too)."""
+    return [{k: v for k, v in r.items() if k not in ("path", "root_path", "seconds", "error")} for r in rows]
+
+
+def test_a_fleet_behind_a_url_is_triaged_as_on_disk(engine, jobs_dir):
+    fsspec = pytest.importorskip("fsspec")
+    memory = fsspec.filesystem("memory")
+    for p in sorted(jobs_dir.rglob("*")):
+        if p.is_file():
+            memory.pipe(f"/fleet-{os.getpid()}/{p.relative_to(jobs_dir)}", p.read_bytes())
+    try:
+        url = f"memory://fleet-{os.getpid()}"
+        remote = fleet.find_jobs([url])
+        local = fleet.find_jobs([str(jobs_dir)])
+        assert [j.name for j in remote] == [j.name for j in local] and [j.size for j in remote] == [j.size for j in local]
+        assert remote[0].path.startswith("memory://")
+        by_name = {j.name: i for i, j in enumerate(local)}
+        on_url = sorted(fleet.run(engine, remote, workers=2), key=lambda r: by_name[r["job"]])
+        on_disk = sorted(fleet.run(engine, local, workers=2), key=lambda r: by_name[r["job"]])
+        assert _same_but_where(on_url) == _same_but_where(on_disk)
+        ranks, core = remote[by_name["job-ranks"]].path, remote[by_name["core.bin"]].path
+        assert ranks.startswith("memory://") and on_url[by_name["job-ranks"]]["root_path"] == f"{ranks}/rank0.log"
+        assert on_url[by_name["core.bin"]]["error"] == f"{core}: not a text log (80% binary control bytes)"
+    finally:
+        memory.rm(f"/fleet-{os.getpid()}", recursive=True)
+
+
+def test_on_ray_url_jobs_are_read_by_the_tasks(run_vlkb, jobs_dir, tmp_path):
+    pytest.importorskip("ray")
+    pytest.importorskip("fsspec")
+    env = {"VLKB_HOME": str(tmp_path / "home"), "RAY_ADDRESS": ""}
+    code, local, err = run_vlkb("triage", str(jobs_dir), "--format", "json", "--no-history", env=env)
+    assert code == 0, err
+    code, on_ray, err = run_vlkb("triage", f"file://{jobs_dir}", "--format", "json", "--no-history", "--workers", "2",
+                                 "--engine", "ray", env=env)
+    assert code == 0, err
+    assert _same_but_where(json.loads(on_ray)["jobs"]) == _same_but_where(json.loads(local)["jobs"])
+    assert all(r["path"].startswith("file://") for r in json.loads(on_ray)["jobs"])
+
+
+def test_a_url_without_fsspec_or_its_package_says_what_to_install(run_vlkb, tmp_path):
+    code, _, err = run_vlkb("diagnose", "s3://no-such-bucket/run/train.log", env={"VLKB_HOME": str(tmp_path)})
+    assert code == 2 and "s3fs" in err and "Traceback" not in err
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "fsspec.py").write_text("raise ImportError('No module named fsspec')\n")
+    code, _, err = run_vlkb("triage", "gs://bucket/failed/", env={"VLKB_HOME": str(tmp_path), "PYTHONPATH": str(shim)})
+    assert code == 2 and "pip install fsspec" in err and "Traceback" not in err
+    code, _, err = run_vlkb("diagnose", f"file://{tmp_path}/missing.log", env={"VLKB_HOME": str(tmp_path)})
+    assert code == 2 and "no such file" in err
+
+
+def test_parquet_holds_the_json_rows_typed_and_the_groups_in_its_metadata(run_vlkb, jobs_dir, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    env = {"VLKB_HOME": str(tmp_path / "home")}
+    code, _, err = run_vlkb("triage", str(jobs_dir), "--format", "json", "--no-history", "-o", str(tmp_path / "t.json"),
+                            env=env)
+    assert code == 0, err
+    doc = json.loads((tmp_path / "t.json").read_text())
+    code, _, err = run_vlkb("triage", str(jobs_dir), "--format", "parquet", "--no-history",
+                            "--output", str(tmp_path / "t.parquet"), env=env)
+    assert code == 0, err
+    table = pq.read_table(tmp_path / "t.parquet")
+    assert table.schema.field("confidence").type == "double" and table.schema.field("root_line").type == "int64"
+    meta = table.schema.metadata
+    assert meta[b"vlkb.schema"] == b"vlkb.triage/1" and json.loads(meta[b"vlkb.groups"]) == doc["groups"]
+    assert json.loads(meta[b"vlkb.summary"]) == doc["summary"]
+
+    def as_strings(row):
+        return {k: (None if v is None else [str(x) for x in v] if isinstance(v, list) else v)
+                for k, v in row.items() if k != "seconds"}
+
+    expected = [as_strings({**r, "root_rank": None if r["root_rank"] is None else str(r["root_rank"])})
+                for r in doc["jobs"]]
+    assert [as_strings(r) for r in table.to_pylist()] == expected
+
+
+def test_parquet_without_pyarrow_or_an_unwritable_output_says_what_to_do(run_vlkb, jobs_dir, tmp_path):
+    shim = tmp_path / "shim"
+    (shim / "pyarrow").mkdir(parents=True)
+    (shim / "pyarrow" / "__init__.py").write_text("raise ImportError('No module named pyarrow')\n")
+    code, _, err = run_vlkb("triage", str(jobs_dir), "--format", "parquet", "-o", str(tmp_path / "t.parquet"),
+                            env={"VLKB_HOME": str(tmp_path / "home"), "PYTHONPATH": str(shim)})
+    assert code == 2 and "pip install 'vlkb[parquet]'" in err and not (tmp_path / "t.parquet").exists()
+    code, _, err = run_vlkb("triage", str(jobs_dir), "--no-history", "-o", str(tmp_path / "no-such-dir" / "t.txt"),
+                            env={"VLKB_HOME": str(tmp_path / "home")})
+    assert code == 2 and "cannot write" in err and "Traceback" not in err

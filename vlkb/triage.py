@@ -25,7 +25,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from vlkb.analyzer.reader import safe_label
+from vlkb.analyzer import remote
+from vlkb.analyzer.reader import InputError, safe_label
 
 SCHEMA = "vlkb.triage/1"
 SUSPECT_P = 0.01  # a host's or rank's share of failed roots this unlikely by chance is suspect
@@ -46,15 +47,21 @@ class Job:
 
 def find_jobs(paths: list[str], pattern: str | None = None) -> list[Job]:
     """Each PATH's immediate children are jobs (hidden ones skipped), sorted by name; with `pattern`,
-    only the children whose name matches it. A PATH that is itself a log file is one job."""
+    only the children whose name matches it. A PATH that is itself a log file is one job. A PATH may
+    be a URL fsspec reads (s3://bucket/failed/): its jobs are then URLs, read where they are diagnosed.
+    Raises reader.InputError for a PATH that is neither."""
     jobs = []
     for root in paths:
         p = Path(root)
+        if not p.exists() and remote.is_url(root):
+            jobs += [Job(name, url, size) for name, url, size in remote.children(root)
+                     if not pattern or fnmatch.fnmatch(name, pattern)]
+            continue
         if p.is_file():
             jobs.append(Job(safe_label(p.name), str(p), p.stat().st_size))
             continue
         if not p.is_dir():
-            raise FileNotFoundError(f"{root}: no such file or directory")
+            raise InputError(f"{safe_label(root)}: no such file or directory")
         for child in sorted(p.iterdir(), key=lambda c: c.name):
             if child.name.startswith(".") or (pattern and not fnmatch.fnmatch(child.name, pattern)):
                 continue
@@ -73,7 +80,6 @@ def _size(path: Path) -> int:
 
 def diagnose_job(engine, job: Job) -> dict:
     """One job's row: what `vlkb diagnose` would say, and where."""
-    from vlkb.analyzer import InputError
     from vlkb.analyzer.elect import stable_id
 
     start = time.monotonic()
@@ -278,12 +284,13 @@ def _ray_job(job: Job, extra_kb: tuple) -> dict:
 
 
 def run_ray(jobs: list[Job], extra_kb: list[str], workers: int, timeout: float | None = None,
-            address: str | None = None):
+            address: str | None = None, per_job=_ray_job):
     """Yield each job's row as its Ray task finishes: against the cluster at `address` (or RAY_ADDRESS),
     else a local Ray instance started here with `workers` CPUs and stopped after. At most `workers`
     tasks are in flight (so --timeout counts from a task's start, not its wait in a queue); a task
     that dies is a crashed row, one over the timeout is cancelled and a timeout row. Job paths must be
-    readable where the tasks run (a shared file system)."""
+    readable where the tasks run (a shared file system, or URLs). `per_job(job, extra_kb) -> row` is
+    the task's function."""
     import ray
 
     if not os.environ.get("RAY_ADDRESS", "x").strip():
@@ -293,7 +300,7 @@ def run_ray(jobs: list[Job], extra_kb: list[str], workers: int, timeout: float |
     if started:
         ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
                  log_to_driver=False, configure_logging=False)
-    task = ray.remote(max_retries=0)(_ray_job)
+    task = ray.remote(max_retries=0)(per_job)
     pending = list(reversed(jobs))
     running: dict = {}  # ObjectRef -> (job, start)
     try:

@@ -21,8 +21,12 @@ from .clitools import CONTEXT, emit, fail, kb_option
               help="Jobs diagnosed at once, one process each (default: every core).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=None,
               help="Seconds one job may take; a job over it is killed and reported with status timeout.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
-              help="text: a table and the groups; json: vlkb.triage/1 (rows, then groups); csv: one row per job.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "parquet"]), default="text",
+              show_default=True, help="text: a table and the groups; json: vlkb.triage/1 (rows, then groups); csv: "
+              "one row per job; parquet: one row per job, the summary and groups in the file's metadata "
+              "(pip install 'vlkb[parquet]').")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the report to this file instead of standard output.")
 @click.option("--history", "history_path", type=click.Path(dir_okay=False), default=None,
               help="History database that says which failures are new (default: $VLKB_HOME/history.db).")
 @click.option("--no-history", is_flag=True, help="Neither read nor record the history (no failure is marked new).")
@@ -32,7 +36,8 @@ from .clitools import CONTEXT, emit, fail, kb_option
 @click.option("--address", default=None,
               help="With --engine ray: the cluster to use (default: RAY_ADDRESS, else a local Ray started here).")
 @kb_option
-def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, engine, address, extra_kb) -> None:
+def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_history, engine, address,
+           extra_kb) -> None:
     """Diagnose every failed job of a fleet and group them: by entry, by fingerprint, new ones, and the
     hosts and ranks that hold more failed roots than chance.
 
@@ -46,6 +51,7 @@ def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, engi
       vlkb triage /shared/failed-jobs/
       vlkb triage /shared/failed-jobs/ --jobs 'train-2026-11-*' --format json > triage.json
       vlkb triage runs/ --format csv --timeout 120 > triage.csv
+      vlkb triage s3://bucket/failed/ --format parquet -o triage.parquet
     """
     from vlkb import triage as fleet
     from vlkb.kb import EntryError, load_engine
@@ -55,10 +61,19 @@ def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, engi
             import ray  # noqa: F401
         except ImportError:
             fail("--engine ray needs Ray: pip install 'vlkb[ray]' (or pip install ray)")
+    if fmt == "parquet":
+        try:
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            fail("--format parquet needs pyarrow: pip install 'vlkb[parquet]' (or pip install pyarrow)")
+        if output is None and sys.stdout.isatty():
+            fail("--format parquet writes a binary file: give --output FILE or redirect standard output")
+    from vlkb.analyzer import InputError
+
     try:
         jobs = fleet.find_jobs(list(paths), pattern)
         kb = load_engine(list(extra_kb))
-    except (OSError, EntryError) as err:
+    except (OSError, InputError, EntryError) as err:
         fail(str(err))
     if not jobs:
         fail(f"no jobs under {', '.join(paths)}" + (f" matching {pattern!r}" if pattern else ""))
@@ -86,18 +101,74 @@ def triage(paths, pattern, workers, timeout, fmt, history_path, no_history, engi
     summary = {"jobs": len(jobs), "finished": len(rows), "interrupted": interrupted,
                "status": dict(sorted(Counter(r["status"] for r in rows).items())),
                "verdicts": dict(sorted(Counter(r["verdict"] for r in rows if r["verdict"]).items()))}
-    if fmt == "json":
-        emit(json.dumps({"schema": fleet.SCHEMA, "summary": summary, "jobs": rows, "groups": groups},
-                        indent=2, ensure_ascii=False))
+    if fmt == "parquet":
+        _write(output, _parquet(rows, groups, summary))
+    elif fmt == "json":
+        _write(output, json.dumps({"schema": fleet.SCHEMA, "summary": summary, "jobs": rows, "groups": groups},
+                                  indent=2, ensure_ascii=False))
     elif fmt == "csv":
         buf = io.StringIO()
         out = csv.DictWriter(buf, fieldnames=fleet.FIELDS, extrasaction="ignore")
         out.writeheader()
         out.writerows(rows)
-        emit(buf.getvalue())
+        _write(output, buf.getvalue())
     else:
-        emit(_text(rows, groups, summary))
+        _write(output, _text(rows, groups, summary))
     sys.exit(130 if interrupted else 0)
+
+
+def _write(output: str | None, report: str | bytes) -> None:
+    if output is None:
+        if isinstance(report, str):
+            emit(report)
+            return
+        try:
+            sys.stdout.buffer.write(report)
+            sys.stdout.flush()
+        except OSError as err:
+            fail(f"cannot write the report to standard output ({err.strerror or err})")
+        return
+    try:
+        if isinstance(report, str):
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(report if report.endswith("\n") else report + "\n")
+        else:
+            with open(output, "wb") as f:
+                f.write(report)
+    except OSError as err:
+        fail(f"cannot write {output}: {err.strerror or err}")
+
+
+def _parquet(rows: list[dict], groups: dict, summary: dict) -> bytes:
+    """One row per job, typed; the schema name, the summary and the groups as JSON in the file's
+    key-value metadata (a warehouse loads the rows, a reader of the file still has the groups)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from vlkb import triage as fleet
+
+    text, whole, real = pa.string(), pa.int64(), pa.float64()
+    types = {"confidence": real, "seconds": real, "root_line": whole, "bytes": whole, "new": pa.bool_()}
+    fields = [pa.field(k, types.get(k, text)) for k in fleet.FIELDS] + [
+        pa.field("hosts", pa.list_(text)), pa.field("ranks", pa.list_(text))]
+    columns = {f.name: [_cell(r.get(f.name), f.type) for r in rows] for f in fields}
+    meta = {"vlkb.schema": fleet.SCHEMA, "vlkb.summary": json.dumps(summary), "vlkb.groups": json.dumps(groups)}
+    table = pa.table(columns, schema=pa.schema(fields, metadata=meta))
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _cell(value, kind):
+    import pyarrow as pa
+
+    if value is None:
+        return None
+    if pa.types.is_list(kind):
+        return [str(v) for v in value]
+    if kind == pa.string():
+        return str(value)
+    return value
 
 
 def _history_path(history_path):
