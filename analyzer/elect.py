@@ -137,7 +137,9 @@ def is_cascade(inc: Incident) -> bool:
         return True
     if inc.kind == "signal":
         return any((sig := defining.signals(line.text)) and sig <= STOPPED for line in inc.lines[:4])
-    text = " ".join(filter(None, [inc.exception, inc.message[:2000], inc.first.text]))
+    # the exception and its first two message lines: what a message goes on to quote (a warning the
+    # rank printed next, a config dump) says nothing about whether this failure is a consequence
+    text = " ".join(filter(None, [inc.exception, *inc.message[:2000].split("\n", 2)[:2], inc.first.text]))
     if CASCADE.search(text):
         return True
     # Frames of the launcher alone: it reports a child's exit with the kinds CASCADE caught above, or
@@ -176,7 +178,9 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 1 if inc.frames or not inc.header_only else 3
         elif klass == 0 and inc.exception is None and _detail_follows(inc.first.text):
             klass = 3
-        named = 0 if root_rank is not None and _has_rank(inc, root_rank) else 1
+        # on the rank the launcher names as the first to fail, or on no rank the log tells: a line
+        # without a rank prefix may be any rank's, and is not put behind the named rank's cascade
+        named = 0 if root_rank is not None and (_has_rank(inc, root_rank) or not inc.ranks) else 1
         return (klass, named, index)
 
     ordered = [inc for _, inc in sorted(enumerate(incidents), key=key)]

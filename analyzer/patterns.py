@@ -103,7 +103,7 @@ RECORD_START = re.compile(
     r"^(?:\[?\d{4}-\d\d-\d\d[ T]"  # "2024-11-29 16:19:03 ..." / "[2024-..."
     r"|\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"  # logging / LLaMA-Factory "[INFO|..."
     r"|[IWEF]\d{4} \d\d:"  # glog: "E1122 10:00:00.123 ..."
-    r"|\[[IWEF](?:\d{4} | )"  # c10 logging: "[E ProcessGroupNCCL.cpp:563]", "[E1206 18:44:12.7 ...]"
+    r"|\[[IWEF](?:\d{3,4} | )"  # c10 logging: "[E ProcessGroupNCCL.cpp:563]", "[E1206 18:44:12.7 ...]", "[W110 18:05:28 ...]"
     r"|\s*\d+%\|"  # tqdm bar
     r"|\{['\"]\w"  # a metrics dict
     r")"

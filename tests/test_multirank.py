@@ -70,3 +70,21 @@ def test_eight_interleaved_ranks_root_then_folded_cascade(engine, tmp_path):
     assert watchdog.cascade and watchdog.count == 7 and watchdog.ranks == ["0", "1", "2", "3", "4", "6", "7"]
     sigterm = next(i for i in d.incidents if i.kind == "launcher")
     assert sigterm.cascade and sigterm.count == 8
+
+
+def test_a_message_that_runs_into_a_c10_warning_is_not_taken_for_its_cascade(engine, tmp_path):
+    """A rank's KeyError whose next lines are the rank's own `[W110 18:05:28...] ProcessGroupNCCL ...
+    process group has NOT been destroyed` warning (a c10 record start, month written with one digit):
+    the warning ends the message, so the KeyError is not a cascade, and stays the root when the other
+    ranks' NCCL watchdog timeouts follow (a field-corpus dev case, then a KB fixture's real cascade)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    case = (root / "data/corpus/field/cases/vllm-11578.log").read_text(encoding="utf-8")
+    cascade = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log").text
+    log = tmp_path / "run.log"
+    log.write_text(case.rstrip("\n") + "\n" + cascade, encoding="utf-8")
+    d = engine.diagnose([str(log)])
+    assert d.root.exception == "KeyError" and not d.root.cascade
+    assert "process group has NOT been destroyed" not in d.root.message
+    assert d.named is None or d.named.entry.id != "nccl-timeout"
