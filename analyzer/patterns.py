@@ -154,6 +154,10 @@ NCCL = re.compile(
     r"|\bnccl\w*Error\b|NCCL error"
     # NCCL's trace of a call that returned an error, printed only on failure ("NCCL INFO bootstrap.cc:100 -> 2")
     r"|NCCL INFO [\w/.-]{1,100}\.cc:\d{1,6} -> [1-9]\d?\b"
+    # the watchdog's report of the work it found failed (torch 2.3+ ProcessGroupNCCL: "[PG 0 Rank 2]
+    # Timeout at NCCL work: 1, last enqueued NCCL work: 1, ...", "Exception (either an error or timeout)
+    # detected by watchdog at work: 6463, ...")
+    r"|\bTimeout at NCCL work: \d|detected by watchdog at work: \d"
 )
 
 STANDALONE = [
@@ -229,6 +233,10 @@ STANDALONE = [
         r"""['"]?\b(?:\w*(?:loss|Loss|LOSS)\w*|grad_norm|[Gg]rad[ _][Nn]orm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:tensor\()?(?:nan|NaN|NAN|-?inf|-?Infinity)\b"""
         # nanoGPT's and llm.c's prints ("iter 3010: loss nan, time 1019.95ms", "train loss nan | norm nan")
         r"|\b(?:train |val |lm )?loss (?:nan|-?inf)\b"
+        # a loss or grad norm named, then its value after spaces or a table rule: deepspeech's "Loss nan
+        # (nan)", W&B's run summary ("wandb:    train/grad_norm nan"), a rich or Markdown results table
+        # ("│ train_loss │ nan │")
+        r"|(?<![A-Za-z])(?:[Ll]oss|LOSS|grad_norm)(?: {1,40}| {0,40}[│|] {0,40})(?:nan|NaN|NAN|-?inf)(?= {0,40}(?:$|[(|│,]))"
         # a named loss term before its value ("[loss KL: nan] [loss FA: nan]", HAST's trainer), DETR's and
         # torchvision references' stop ("Loss is nan, stopping training"), YOLOv5's ("WARNING: non-finite
         # loss, ending training"), ESPnet's trainer after every step of an epoch was skipped
@@ -259,6 +267,15 @@ STANDALONE = [
         r"|^\S{1,100}\.pl: (?:\d{1,7} / \d{1,7} failed|job failed), log is in \S"
         r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
         r"|^error: 'mps\.\w{1,60}' op "
+        # glibc's assert() ("python: ../nptl/pthread_mutex_lock.c:81: __pthread_mutex_lock: Assertion
+        # `mutex->__data.__owner == 0' failed."), a c10 internal assert without its RuntimeError line
+        # ("!handles_.at(i) INTERNAL ASSERT FAILED at \"../c10/cuda/CUDACachingAllocator.cpp\":393, please
+        # report a bug to PyTorch."), Open MPI's fatal error banner ("*** An error occurred in
+        # MPI_Init_thread"), LLVM's fatal error (Triton's compiler: "LLVM ERROR: Failed to infer result
+        # type(s)."), and bitsandbytes' CUDA check ("Error named symbol not found at line 508 in file
+        # /src/csrc/ops.cu")
+        r"|: Assertion `.{1,300}' failed\.|\bINTERNAL ASSERT FAILED at \"|^\*\*\* An error occurred in MPI_\w"
+        r"|^LLVM ERROR: \S|^Error [a-z][\w ]{2,80} at line \d{1,7} in file \S{1,300}\.cu\s*$"
         # Apple's frameworks asserting (Metal Performance Shaders under torch's MPS backend; the line may be
         # glued to a tqdm bar): ".../MPSNDArrayGatherND.mm:256: failed assertion `Rank of updates array ...'"
         r"|[\\/][\w+-]{1,100}\.mm:\d{1,6}: failed assertion `"
@@ -362,6 +379,7 @@ TRIGGER = re.compile(
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
+    rb"|An error occurred in MPI_"
     rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of|\.py in "
     rb"|make: |make\[|nvcc fatal|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
