@@ -216,6 +216,16 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     # architecture while a LoRA trainer JIT-builds its kernels (FlyMyAI/flymyai-lora-trainer#54)
     "333 154 Loss=nan Time=0.040",
     "nvcc fatal   : Unsupported gpu architecture 'compute_89'",
+    # the NCCL watchdog's report of the work that timed out, alone (deepseek-ai/DeepEP#106); Open MPI's fatal
+    # banner (NVIDIA-NeMo/Megatron-Bridge#650); Triton's LLVM failing (AssemblyAI-Community/MinImagen#16);
+    # bitsandbytes' CUDA check (bitsandbytes-foundation/bitsandbytes#198); a c10 internal assert whose
+    # RuntimeError line was not pasted (unslothai/unsloth#1819)
+    "[rank1]:[E ProcessGroupNCCL.cpp:1540] [PG 1 Rank 1] Timeout at NCCL work: 7, last enqueued NCCL work: 8, last "
+    "completed NCCL work: 6.",
+    "*** An error occurred in MPI_Init_thread",
+    "LLVM ERROR: Failed to infer result type(s).",
+    "Error named symbol not found at line 508 in file /home/ubuntu/test/bitsandbytes/csrc/ops.cu",
+    '!handles_.at(i) INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":393, please report a bug to PyTorch.',
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
