@@ -249,7 +249,7 @@ STANDALONE = [
     # do not fit (`size mismatch for x: copying a param with shape ...`, the header may be cut off),
     # a native library that cannot load (`undefined symbol:`), transformers' lazy import failing
     ("error", re.compile(
-        r"^CUDA error: |CUDA out of memory|Assertion `.{0,300}` failed\.|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
+        r"^CUDA error: |CUDA out of memory|\b[Cc]uda (?:runtime )?error: out of memory|Assertion `.{0,300}` failed\.|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
         # the same assert cut before "failed" by a paste or a line limit, from a .cu file or a Triton kernel
         r"|\.cuh?:\d{1,7}: .{0,300}Assertion `|block: \[\d{1,6},\d{1,6},\d{1,6}\], thread: \[\d{1,6},\d{1,6},\d{1,6}\] Assertion `"
         r"|^\s*size mismatch for \S+: copying a param with shape|\bundefined symbol: \w"
