@@ -99,6 +99,10 @@ THREAD_EXC = re.compile(r"^Exception in thread [^:]{1,200}:\s*$")
 CPP_FRAME = re.compile(r"^frame #\d{1,5}: \S")
 
 # ---- where a message stops: the next record of another kind begins ----------------------------
+# transformers' lazy import (utils/import_utils.py _LazyModule._get_module), its RuntimeError type not
+# printed (a logger, ComfyUI's console): the error it wraps is the next line
+WRAPPED_IMPORT = re.compile(r"^Failed to import \S{1,300} because of the following error \(look up to see its traceback\):\s*$")
+
 RECORD_START = re.compile(
     r"^(?:\[?\d{4}-\d\d-\d\d[ T]"  # "2024-11-29 16:19:03 ..." / "[2024-..."
     r"|\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"  # logging / LLaMA-Factory "[INFO|..."

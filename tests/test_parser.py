@@ -360,3 +360,15 @@ def test_a_traceback_keeps_bounded_frames_and_lines_and_says_so(engine, tmp_path
     assert max(len(line.text) for line in root.lines) < MAX_KEPT_CHARS + 100
     notes = d.stats.notes
     assert any("frames from the middle" in n for n in notes) and any("kept shortened" in n for n in notes)
+
+
+def test_a_lazy_import_wrapper_without_its_type_keeps_the_error_it_wraps(engine, tmp_path):
+    """transformers' `Failed to import X because of the following error (look up to see its traceback):`
+    printed without `RuntimeError:` (a logger, ComfyUI's console): the next line is its message
+    (numz/ComfyUI-SeedVR2_VideoUpscaler#156)."""
+    log = tmp_path / "run.log"
+    log.write_text("Failed to import diffusers.loaders.peft because of the following error (look up to see its traceback):\n"
+                   "No module named 'accelerate'\n")
+    d = engine.diagnose([str(log)])
+    assert d.root.message.endswith("No module named 'accelerate'")
+    assert d.named is not None and d.named.entry.id == "module-not-found"
