@@ -99,9 +99,12 @@ THREAD_EXC = re.compile(r"^Exception in thread [^:]{1,200}:\s*$")
 CPP_FRAME = re.compile(r"^frame #\d{1,5}: \S")
 
 # ---- where a message stops: the next record of another kind begins ----------------------------
-# transformers' lazy import (utils/import_utils.py _LazyModule._get_module), its RuntimeError type not
-# printed (a logger, ComfyUI's console): the error it wraps is the next line
-WRAPPED_IMPORT = re.compile(r"^Failed to import \S{1,300} because of the following error \(look up to see its traceback\):\s*$")
+# an exception's message printed without its type (a logger, ComfyUI's console) whose telling part is on
+# the next lines: transformers' lazy import (utils/import_utils.py _LazyModule._get_module: the error it
+# wraps follows), torch.load's weights_only refusal (serialization.py _get_wo_message: the unpickler's
+# reason, "WeightsUnpickler error: Unsupported ...", two lines on)
+MESSAGE_FOLLOWS = re.compile(r"^Failed to import \S{1,300} because of the following error \(look up to see its traceback\):\s*$"
+                             r"|^(?:!!! Exception during processing !!! )?Weights only load failed\. ")
 
 RECORD_START = re.compile(
     r"^(?:\[?\d{4}-\d\d-\d\d[ T]"  # "2024-11-29 16:19:03 ..." / "[2024-..."
@@ -383,7 +386,7 @@ TRIGGER = re.compile(
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
-    rb"|An error occurred in MPI_"
+    rb"|An error occurred in MPI_|Weights only load failed"
     rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of|\.py in "
     rb"|make: |make\[|nvcc fatal|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")

@@ -173,9 +173,9 @@ class RecordParser:
             m = P.LOGGED_EXC.search(text) if "Error" in text or "Exception" in text else None
             if m:
                 exc = (m.group("type"), full[m.start("msg"):].strip()) if m.group("type") else (m.group("qualified"), "")
-            elif P.CPP_FRAME.match(text) or P.WRAPPED_IMPORT.match(text):
-                # a C++ backtrace whose message the excerpt cut (its frames follow); transformers' lazy
-                # import printed without its exception type (the error it wraps is on the next line)
+            elif P.CPP_FRAME.match(text) or P.MESSAGE_FOLLOWS.match(text):
+                # a C++ backtrace whose message the excerpt cut (its frames follow); a message printed
+                # without its exception type whose telling part follows (P.MESSAGE_FOLLOWS)
                 exc = (None, full.strip())
         if exc is not None:
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
