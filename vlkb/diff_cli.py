@@ -40,7 +40,7 @@ def diff(healthy, failed, fmt, limit, root, extra_kb) -> None:
     try:
         result = differ.compare([healthy], [failed])
         if root:
-            result_root(result, failed, extra_kb)
+            _mark_root(result, failed, extra_kb)
     except InputError as err:
         fail(str(err))
     if fmt == "json":
@@ -50,7 +50,7 @@ def diff(healthy, failed, fmt, limit, root, extra_kb) -> None:
     sys.exit(1 if result.new else 0)
 
 
-def result_root(result, failed: str, extra_kb) -> None:
+def _mark_root(result, failed: str, extra_kb) -> None:
     """Mark the root: the failed run diagnosed as `vlkb diagnose` would (a pipe cannot be read twice)."""
     from vlkb import diff as differ
     from vlkb.kb import EntryError, load_engine
