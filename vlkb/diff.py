@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from vlkb.analyzer.memo import Memo
 from vlkb.analyzer.reader import InputError, ReadStats, chunks, expand, safe_label
 from vlkb.analyzer.textnorm import UNSAFE, clean
 
@@ -32,6 +33,9 @@ _MASKS = [
     (re.compile(r"\s+"), " "),
 ]
 _WORDY = re.compile(r"[^\W\d_]")
+# every digit as 0: a line's template depends on where its digits are, never on their values (each
+# mask above treats any digit alike), so lines of one such key share their template
+_ZEROS = str.maketrans("123456789", "000000000")
 
 
 def template(raw: str) -> str:
@@ -87,9 +91,14 @@ def read(inputs: list[str]) -> Run:
     run = Run([safe_label(i) for i in inputs])
     stats = ReadStats()
     seen = run.templates
+    memo = Memo()  # a line with its digits zeroed -> its template (a step's line repeats with new numbers)
     for label, lineno, text in lines(inputs, stats):
         run.lines += 1
-        key = template(text)
+        shape = text.translate(_ZEROS)
+        key = memo.get(shape)
+        if key is None:
+            key = template(text)
+            memo.remember(shape, key)
         if not key:
             continue
         known = seen.get(key)
