@@ -38,6 +38,11 @@ ABORT = 6
 # a timeout or a peer that went away: it competes with a traceback cut before its exception by position.
 NCCL_OWN = re.compile(r"(?:nccl\w*Error|NCCL error)(?!.{0,200}(?:remote process exited|Connection reset|Connection closed))")
 
+# A CUDA error the NCCL watchdog found on its own rank ("[PG 0 Rank 1] Process group watchdog thread
+# terminated with exception: CUDA error: unspecified launch failure", c10's what() of the same): the
+# rank's kernel faulted; the watchdog only noticed it. Its own failure, never another rank's cascade.
+WATCHDOG_CUDA = re.compile(r"watchdog thread terminated with exception: (?:\[[^\]]{0,80}\] )?CUDA error: ")
+
 # Lower is elected first.
 _CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "logged": 4, "launcher": 5, "warning": 6}
 
@@ -133,6 +138,8 @@ LAUNCHER_FRAME = re.compile(
 
 
 def is_cascade(inc: Incident) -> bool:
+    if WATCHDOG_CUDA.search(inc.first.text[:2000]):
+        return False
     if inc.kind in ("nccl", "launcher"):
         return True
     if inc.kind == "signal":

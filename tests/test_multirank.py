@@ -88,3 +88,17 @@ def test_a_message_that_runs_into_a_c10_warning_is_not_taken_for_its_cascade(eng
     assert d.root.exception == "KeyError" and not d.root.cascade
     assert "process group has NOT been destroyed" not in d.root.message
     assert d.named is None or d.named.entry.id != "nccl-timeout"
+
+
+def test_a_cuda_error_the_watchdog_found_is_the_ranks_own_failure(engine, tmp_path):
+    """`Process group watchdog thread terminated with exception: CUDA error: ...` is a kernel fault on
+    that rank, which the NCCL watchdog only noticed: it is the root, not a cascade, over the c10 frames
+    printed under it and the other ranks' timeouts that follow (a KB fixture with its frames, then a
+    fixture's real cascade)."""
+    fault = fx.parse(shipped_dir() / "cuda-launch-failure" / "cuda-launch-failure.pos-deepseek-moe-pg-watchdog.log")
+    cascade = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log").text
+    log = tmp_path / "run.log"
+    log.write_text(fault.text + cascade, encoding="utf-8")
+    d = engine.diagnose([str(log)])
+    assert d.root.first.lineno == fault.match_line and not d.root.cascade
+    assert d.named is not None and d.named.entry.id == "cuda-launch-failure"
