@@ -18,9 +18,10 @@ from .textnorm import canon, template
 MAX_INCIDENTS = 5000  # distinct incidents kept; beyond this only failures are added
 MAX_FOLDED_LINES = 8  # sample lines kept from the other occurrences of a folded incident
 
-# Exceptions and messages that follow another failure rather than cause one.
+# Exceptions and messages that follow another failure rather than cause one (torch.multiprocessing.spawn's
+# ProcessRaisedException only announces the child's traceback printed after it).
 CASCADE = re.compile(
-    r"ChildFailedError|SignalException|CalledProcessError|KeyboardInterrupt|BrokenPipeError"
+    r"ChildFailedError|ProcessRaisedException|SignalException|CalledProcessError|KeyboardInterrupt|BrokenPipeError"
     r"|ConnectionResetError|Connection reset by peer|Connection closed by peer|RendezvousClosedError"
     r"|DistNetworkError|DistStoreError|Received SIG(?:TERM|INT)|closing signal SIGTERM"
     r"|exits with return code|returned non-zero exit status|process group has NOT been destroyed"
