@@ -83,9 +83,11 @@ class CleanLine:
     timestamp: str | None = None
 
 
+# bidirectional marks, embeddings, overrides and isolates (Trojan Source), as a character-class body
+BIDI = "\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # what an output must never carry from a log or a record: control characters (terminal escapes, C1)
-# and bidirectional overrides (Trojan Source)
-UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# and the bidi controls
+UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f" + BIDI + "]")
 
 
 def strip_terminal(text: str) -> str:

@@ -4,8 +4,8 @@
   python scripts/score_reports.py
 
 Each record of data/reports/*.jsonl holds the error a user pasted (1-4 lines, verbatim) and its telling
-frames; this diagnoses them one by one, as a log of those lines (the frames under a traceback header),
-and counts the verdicts: named (an entry at or above the threshold), unknown, clean. Records copied
+frames; this diagnoses them one by one, as a log of those lines (Report.excerpt: the frames under a
+traceback header, as the similar-reports index reads them), and counts the verdicts: named (an entry at or above the threshold), unknown, clean. Records copied
 from an issue title are left out (a title is often a paraphrase). The records are split by their
 thread URL as the field corpus is (scripts/score_field.py split_of): patterns and fixtures come from the
 dev side only, so the holdout side's figure is the one that says how wordings nobody read are met.
@@ -26,14 +26,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from score_field import split_of  # noqa: E402
 
 
-def as_log(record: dict) -> str:
-    frames = record.get("frames") or []
-    head = "Traceback (most recent call last):\n" + "".join(f"  {f}\n" for f in frames) if frames else ""
-    return head + record["error"] + "\n"
-
-
 def main() -> int:
     from vlkb.kb import load_engine
+    from vlkb.reports import record as read_record
 
     engine = load_engine()
     records = [json.loads(line) for path in sorted((ROOT / "data" / "reports").glob("*.jsonl"))
@@ -44,7 +39,7 @@ def main() -> int:
         for record in records:
             if record.get("from_title"):
                 continue
-            log.write_text(as_log(record), encoding="utf-8")
+            log.write_text(read_record(record).excerpt() + "\n", encoding="utf-8")
             d = engine.diagnose([str(log)])
             named = d.named is not None and d.named.confidence >= d.threshold
             counts[(split_of(record["url"]), "named" if named else d.verdict)] += 1

@@ -38,9 +38,14 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
-def emit(text: str) -> None:
+def emit(text: str | bytes) -> None:
+    """The report to standard output: text ends with a newline; bytes (a binary format) go as they are."""
     try:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        if isinstance(text, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+        else:
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
     except BrokenPipeError:  # `vlkb ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

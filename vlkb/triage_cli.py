@@ -54,6 +54,7 @@ def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_histo
       vlkb triage s3://bucket/failed/ --format parquet -o triage.parquet
     """
     from vlkb import triage as fleet
+    from vlkb.analyzer import InputError
     from vlkb.kb import EntryError, load_engine
 
     if engine == "ray":
@@ -68,7 +69,6 @@ def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_histo
             fail("--format parquet needs pyarrow: pip install 'vlkb[parquet]' (or pip install pyarrow)")
         if output is None and sys.stdout.isatty():
             fail("--format parquet writes a binary file: give --output FILE or redirect standard output")
-    from vlkb.analyzer import InputError
 
     try:
         jobs = fleet.find_jobs(list(paths), pattern)
@@ -119,14 +119,7 @@ def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_histo
 
 def _write(output: str | None, report: str | bytes) -> None:
     if output is None:
-        if isinstance(report, str):
-            emit(report)
-            return
-        try:
-            sys.stdout.buffer.write(report)
-            sys.stdout.flush()
-        except OSError as err:
-            fail(f"cannot write the report to standard output ({err.strerror or err})")
+        emit(report)
         return
     try:
         if isinstance(report, str):

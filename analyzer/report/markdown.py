@@ -19,11 +19,12 @@ from . import PLAIN, Context, cited, strength
 from ..facts import ordered
 from .shorten import shorten
 from ..model import Incident, Line
+from ..textnorm import BIDI
 
 MARKER = "<!-- vlkb-triage -->"
 MAX_BYTES = 60_000
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_BIDI = re.compile(f"[{BIDI}]")
 _ZW = "\u200b"  # zero-width space: invisible, but breaks mentions, autolinks and the marker
 
 
