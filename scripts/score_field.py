@@ -111,9 +111,12 @@ def misses(rows: list[dict]) -> list[str]:
 
 
 def classes(rows: list[dict], known_ids: set[str]) -> list[str]:
-    """Classifiable cases per class, most frequent first: what to build next."""
+    """Classifiable cases per class, most frequent first, and how many vlkb names right: what to build
+    next (counts only, so it may be read on holdout too)."""
     count = collections.Counter(r["case"]["label"] for r in rows if r["classifiable"])
-    return [f"  {n:3d}  {label}{'' if label in known_ids else '  (no entry)'}" for label, n in count.most_common()]
+    right = collections.Counter(r["case"]["label"] for r in rows if r["classifiable"] and r["right"])
+    return [f"  {n:3d}  {right[label]:3d} right  {label}{'' if label in known_ids else '  (no entry)'}"
+            for label, n in count.most_common()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("dev", "holdout", "all"), default=None,
                     help="one split (default: dev and holdout, each on its own)")
     ap.add_argument("--verbose", action="store_true", help="list each miss (never use it on holdout to write patterns)")
-    ap.add_argument("--classes", action="store_true", help="classifiable cases per class")
+    ap.add_argument("--classes", action="store_true", help="classifiable cases per class, and how many are named right")
     ap.add_argument("--cascade", action="store_true", help="append a real NCCL-timeout cascade to every case")
     a = ap.parse_args(argv)
     import tempfile
