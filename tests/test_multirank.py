@@ -102,3 +102,33 @@ def test_a_cuda_error_the_watchdog_found_is_the_ranks_own_failure(engine, tmp_pa
     d = engine.diagnose([str(log)])
     assert d.root.first.lineno == fault.match_line and not d.root.cascade
     assert d.named is not None and d.named.entry.id == "cuda-launch-failure"
+
+
+CASCADE = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log")
+SIGABRT = fx.parse(shipped_dir() / "signal-sigabrt" / "signal-sigabrt.pos-mmseg-block.log")
+
+
+def test_a_sigabrt_logged_before_the_nccl_timeout_is_its_own_failure(engine, tmp_path):
+    """SIGABRT is the watchdog's way to end a rank after a timeout, but only after one: an abort
+    logged first happened first, and the timeouts of the ranks left waiting follow it."""
+    log = tmp_path / "train.log"
+    log.write_text(SIGABRT.text + CASCADE.text)
+    d = engine.diagnose([str(log)])
+    assert d.named.entry.id == "signal-sigabrt"
+    assert d.root.kind != "nccl" and d.root.first.lineno <= len(SIGABRT.text.splitlines())
+    # the other order: the abort is the timeout's aftermath
+    log.write_text(CASCADE.text + SIGABRT.text)
+    assert engine.diagnose([str(log)]).named.entry.id == "nccl-timeout"
+
+
+def test_an_nccl_timeout_after_the_launcher_reaped_a_rank_is_not_named(engine, tmp_path):
+    """torchrun sends SIGTERM only after a worker failed: timeouts logged after that are the ranks
+    that waited for it. The failure itself is not in the log, so the answer is unknown, rooted at the
+    launcher's notice, never the NCCL timeout."""
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(["{'loss': 1.2, 'grad_norm': 0.8, 'epoch': 0.5}", SIGTERM.format(pid=4242)])
+                   + "\n" + CASCADE.text)
+    d = engine.diagnose([str(log)])
+    assert d.verdict == "unknown"
+    assert d.named is None or d.named.entry.id != "nccl-timeout"
+    assert d.root.kind == "launcher" and "closing signal SIGTERM" in d.root.first.text
