@@ -360,6 +360,9 @@ STANDALONE = [
         r"None of the inputs have requires_grad=True|\bOVERFLOW!|Gradient overflow\.\s+Skipping step"
         r"|Attempted loss scale: \S+, reducing to|\b[A-Z]\w*Warning: "
     )),
+    # LLaVA/FastChat-style preprocessing that masked a whole sample (llava-tokenization-mismatch):
+    # "WARNING: tokenization mismatch: 55 vs. 54. (ignored)", loguru's "- tokenization mismatch: 1 vs. 81."
+    ("warning", re.compile(r"\btokenization mismatch:? \d{1,7} vs\.? \d{1,7}|WARNING: tokenization mismatch\b")),
 ]
 
 # torchrun's ChildFailedError block
@@ -372,7 +375,7 @@ BLOCK_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)")
 TRIGGER = re.compile(
     rb"Traceback \(most|File \"|Error|Exception|error:|Assertion|nan\b|NaN|NAN\b|inf\b|Infinity|Killed|SIG[A-Z]{3,4}"
     rb"|exitcode|exit status|return code|OVERFLOW|Overflow|loss scale|Watchdog|NCCL|nccl|CUDA error"
-    rb"|out of memory|requires_grad|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
+    rb"|out of memory|requires_grad|tokenization mismatch|Warning: |Segmentation|core dumped|Root Cause|killed|Killing subprocess"
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |Received signal |IOT instruction|Check failure stack"
     rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
