@@ -165,19 +165,18 @@ def elect(incidents: list[Incident]) -> list[Incident]:
     files: dict[str, int] = {}
     # an NCCL failure on a line of its own, or stated inside a rank's exception ("RuntimeError: NCCL
     # communicator was aborted ... Watchdog caught collective operation timeout", NVIDIA/nccl#1437)
-    nccl = [inc for inc in incidents
-            if inc.kind == "nccl" or (inc.kind in ("traceback", "error") and NCCL.search(inc.message[:2000]))]
+    nccl = _first_lines(inc for inc in incidents if inc.kind == "nccl" or (
+        inc.kind in ("traceback", "error") and NCCL.search(inc.message[:2000])))
     for inc in incidents:
         inc.ranks.sort(key=_rank_order)
         # SIGABRT ends a rank after an NCCL failure logged before it (or in another file, where order
         # says nothing); a SIGABRT logged first is a failure of its own
-        inc.cascade = is_cascade(inc) or (inc.kind == "signal" and _aborted(inc)
-                                          and any(_before(n, inc) for n in nccl))
+        inc.cascade = is_cascade(inc) or (inc.kind == "signal" and _aborted(inc) and (
+            nccl.get(inc.first.path, inc.first.lineno) < inc.first.lineno or bool(nccl.keys() - {inc.first.path})))
         files.setdefault(inc.first.path, len(files))  # files are scanned in order
-    # a launcher's notice or traceback saying that a child died, a rank dead of a signal: some rank had
-    # failed already
-    died = [inc for inc in incidents
-            if inc.kind in ("launcher", "signal") or (inc.kind == "traceback" and inc.cascade)]
+    # a launcher's notice or traceback that a child died, a rank dead of a signal: a rank failed already
+    died = _first_lines(inc for inc in incidents
+                        if inc.kind in ("launcher", "signal") or (inc.kind == "traceback" and inc.cascade))
 
     def key(pair):
         _, inc = pair
@@ -187,7 +186,7 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 5
         elif inc.kind == "nccl" and NCCL_OWN.search(inc.first.text):
             klass = 1
-        elif inc.kind == "nccl" and any(_before(d, inc, same_file=True) for d in died):
+        elif inc.kind == "nccl" and died.get(inc.first.path, inc.first.lineno) < inc.first.lineno:
             # a timeout or abort logged after a launcher reaped a child or a rank died of a signal: the
             # ranks left waiting for the dead one, not the failure; the earlier notice leads
             klass = 5
@@ -229,12 +228,12 @@ def _earliest_across_files(ordered: list[Incident], rank) -> list[Incident]:
     return [lead] + [inc for inc in ordered if inc is not lead]
 
 
-def _before(a: Incident, b: Incident, same_file: bool = False) -> bool:
-    """Whether `a` was logged before `b`: earlier in the same file, or (unless `same_file`) in another
-    file, whose order says nothing about time."""
-    if a.first.path != b.first.path:
-        return not same_file
-    return a.first.lineno < b.first.lineno
+def _first_lines(incidents) -> dict[str, int]:
+    """The first line of any of `incidents` in each file."""
+    first: dict[str, int] = {}
+    for inc in incidents:
+        first[inc.first.path] = min(first.get(inc.first.path, inc.first.lineno), inc.first.lineno)
+    return first
 
 
 def _aborted(inc: Incident) -> bool:
