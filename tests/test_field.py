@@ -55,6 +55,9 @@ KNOWN_GAPS = {
                              "without an error, NaN or inf, a class (loss-divergence) the KB has no entry for",
     "cases/trl-1311.log": "DPO metric lines with rewards stuck at 0.0 and the loss at ln 2: no error line; a silent "
                           "entry would name it",
+    "cases/unsloth-6294.log": "Unsloth Studio's path sandbox refusing a job ('path escapes root: <dir> is not under "
+                              "<dir>') in plain words, no error, exception or exit line",
+    "cases/pytorchlightning-3291.log": "two RuntimeWarnings that the checkpoint was not saved; the run itself goes on",
 }
 
 
