@@ -334,6 +334,9 @@ STANDALONE = [
     # went on fine.
     ("logged", re.compile(
         r"^(?!ERROR: pip's )(?:(?:LAUNCH )?\[?(?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$)"  # Paddle's launcher: "LAUNCH ERROR <time> ..."
+        # a C/C++ tool's fatal message in lower case (llama.cpp's finetune/export-lora: "error: unexpectedly
+        # reached end of file"; git's and cargo's "error: ..."), words after it
+        r"|error: [a-z][a-z'-]{1,40} [a-z]"
         r"|\[?\d{4}-\d\d-\d\d[ T][\d:,.]{8,15}\]? ?(?:-|\|)? ?\[?(?:ERROR|CRITICAL|FATAL)\b"
         r"|[^|]{0,120}\|\s{0,4}ERROR\s{0,8}\|\s{0,4}\S"
         r"|.{0,120}? - ERROR - \S"
