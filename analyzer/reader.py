@@ -63,7 +63,7 @@ def expand(inputs: list[str]) -> list[Source]:
             sources.append(Source("<stdin>", lambda: sys.stdin.buffer))
             continue
         path = Path(item)
-        if not path.exists() and remote.is_url(item):
+        if remote.is_remote(item):
             sources.extend(remote.sources(item))
         elif path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file()

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 from .reader import InputError, Source, safe_label
 
 URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{0,30}://")
 
 
-def is_url(item: str) -> bool:
-    return bool(URL.match(item))
+def is_remote(item: str) -> bool:
+    """A URL fsspec reads (s3://, gs://, https://), unless a local path has that name: a file or
+    directory called "s3:" is read as what it is."""
+    return bool(URL.match(item)) and not Path(item).exists()
 
 
 def _filesystem(url: str):

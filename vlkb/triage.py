@@ -53,7 +53,7 @@ def find_jobs(paths: list[str], pattern: str | None = None) -> list[Job]:
     jobs = []
     for root in paths:
         p = Path(root)
-        if not p.exists() and remote.is_url(root):
+        if remote.is_remote(root):
             jobs += [Job(name, url, size) for name, url, size in remote.children(root)
                      if not pattern or fnmatch.fnmatch(name, pattern)]
             continue
