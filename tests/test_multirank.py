@@ -9,6 +9,9 @@ from vlkb.kb.loader import shipped_dir
 
 ZERO = fx.parse(shipped_dir() / "zero-grad-reduced-twice" / "zero-grad-reduced-twice.pos-ms-swift-dpo-minicpmv.log")
 OOM = fx.parse(shipped_dir() / "cuda-oom" / "cuda-oom.pos-fastchat-qlora-wrapped.log")
+# a real watchdog timeout storm of several ranks, and torchrun's failure block of ranks that aborted
+CASCADE = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log")
+SIGABRT = fx.parse(shipped_dir() / "signal-sigabrt" / "signal-sigabrt.pos-mmseg-block.log")
 WATCHDOG = ("[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation timeout: "
             "WorkNCCL(SeqNum=931, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for "
             "1800104 milliseconds before timing out.")
@@ -96,16 +99,12 @@ def test_a_cuda_error_the_watchdog_found_is_the_ranks_own_failure(engine, tmp_pa
     printed under it and the other ranks' timeouts that follow (a KB fixture with its frames, then a
     fixture's real cascade)."""
     fault = fx.parse(shipped_dir() / "cuda-launch-failure" / "cuda-launch-failure.pos-deepseek-moe-pg-watchdog.log")
-    cascade = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log").text
     log = tmp_path / "run.log"
-    log.write_text(fault.text + cascade, encoding="utf-8")
+    log.write_text(fault.text + CASCADE.text, encoding="utf-8")
     d = engine.diagnose([str(log)])
     assert d.root.first.lineno == fault.match_line and not d.root.cascade
     assert d.named is not None and d.named.entry.id == "cuda-launch-failure"
 
-
-CASCADE = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log")
-SIGABRT = fx.parse(shipped_dir() / "signal-sigabrt" / "signal-sigabrt.pos-mmseg-block.log")
 
 
 def test_a_sigabrt_logged_before_the_nccl_timeout_is_its_own_failure(engine, tmp_path):
