@@ -14,7 +14,7 @@ from .lead import Lead, lead
 from .match import Calibration, Matcher, Scored
 from .model import Exc, Incident, Line
 from .patterns import TRIGGER
-from .progress import stall
+from .progress import diverged, stall
 from .reader import ReadStats, expand, safe_label
 from .records import MAX_FRAMES, MAX_KEPT_CHARS, RecordParser
 from .scan import scan
@@ -128,7 +128,7 @@ class Engine:
         facts = list(sheet.lines.values())
         context = facts + [i.first for i in incidents if i.kind == "warning"]
         if root is None:
-            scored = self._silent_matches(incidents, context, sheet.facts)[:top]
+            scored = self._silent_matches(incidents + self._diverged(stats), context, sheet.facts)[:top]
             if not (scored and scored[0].confidence >= threshold):
                 # a stop mid-run is said, as a suspicion whose confidence stays under the threshold
                 scored = self._stalled(stats, context, sheet.facts)[:top] or scored
@@ -159,6 +159,13 @@ class Engine:
         return [replace(s, confidence=min(s.confidence, STALL_CONFIDENCE))
                 for s in self.matcher.score(inc, context, facts) if STALL_TAG in s.entry.tags and s.signals
                 and any(g.name == "regex" for g in s.signals)]
+
+    @staticmethod
+    def _diverged(stats: ReadStats) -> list[Incident]:
+        """The inputs whose last reported loss is 10^4 or more, each as a warning on that line: a
+        silent entry (loss-divergence) names it."""
+        lines = [line for label, tail, last in stats.tails if (line := diverged(tail, label, last))]
+        return [Incident(kind="warning", lines=[line], ranks=[line.rank] if line.rank else []) for line in lines]
 
     def _silent_matches(self, incidents: list[Incident], context: list[Line], facts: dict) -> list[Scored]:
         """A run that did not fail can still have gone wrong: score the warnings that carry a silent

@@ -34,6 +34,37 @@ _OVER = re.compile(
     r"|Saving model checkpoint to .{0,200}(?:final|output)|Traceback \(most recent call last\)")
 
 
+# A step's reported training loss as trainers print it: HF Trainer/TRL/LLaMA-Factory dicts and JSON logs
+# ("'loss': 1.23", "\"loss\": 1.23"), the train-metrics summary ("train_loss = 1.23"), TF slim's "loss = 1.23",
+# mmcv's "loss: 1.23". eval_loss, loss_cls and "loss scale: 65536" (fp16 loss scaling) are other keys, and a
+# tqdm postfix "loss=1.23" is left out: Lightning and hand-written loops print it for models of every kind,
+# where a regression or likelihood loss of 10^5 is routine.
+_LOSS = re.compile(r"""(?<![\w.])(?:train_|total_)?loss(?:['"]\s{0,4}:\s{0,4}|\s{1,40}=\s{1,40}|: {1,4})"""
+                   r"(?P<value>-?\d{1,40}(?:\.\d{1,40})?(?:[eE][+-]?\d{1,3})?)(?![\d.])")
+# A fine-tuning loss is a mean cross-entropy over a vocabulary: it starts near ln(vocabulary size), under 12.
+DIVERGED_LOSS = 1e4
+
+
+def diverged(tail: bytes, path: str, last_lineno: int) -> Line | None:
+    """The last loss `tail` reports (the end of one input, whose last line is `last_lineno`), when it
+    is 10^4 or more: the run ended with its loss blown up (loss-divergence). Only the end decides: a
+    spike the run recovered from is not a divergence."""
+    lines = tail.decode("utf-8", "replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = lines[-TAIL_LINES:]
+    for back, raw in enumerate(reversed(lines)):
+        if "loss" not in raw:
+            continue
+        c = clean(raw)
+        found = list(_LOSS.finditer(c.text[:4096]))
+        if found:
+            if float(found[-1].group("value")) < DIVERGED_LOSS:
+                return None
+            return Line(path, last_lineno - back, c.text, c.rank, c.host)
+    return None
+
+
 def _is_progress(text: str) -> bool:
     return bool(_METRICS.match(text) or _BAR.search(text) or _MEGATRON.match(text))
 
