@@ -7,7 +7,8 @@ import time
 from dataclasses import dataclass, field, replace
 
 from . import tfidf
-from .elect import Collector, elect
+from .elect import elect
+from .fold import Collector
 from .facts import Fact, FactSheet, trigger_pieces
 from .framework import SplitFix, detect, split_fix
 from .lead import Lead, lead

@@ -1,4 +1,4 @@
-"""Fold identical incidents across ranks, then elect the root failure over its cascade.
+"""Elect the root failure over its cascade (fold.py has folded identical incidents across ranks).
 
 When one rank dies the others follow: NCCL watchdogs, SIGTERM notices, the launcher's
 ChildFailedError, teardown tracebacks. The root is the earliest real exception; an NCCL timeout or a
@@ -6,17 +6,11 @@ killed worker is the answer only when no real exception explains the run.
 """
 from __future__ import annotations
 
-import hashlib
 import re
 
 from . import defining
+from .model import Incident
 from .patterns import BUILD_ERROR, CPP_FRAME, GLIBC_HEAP, HYDRA_JOB, NCCL
-from .memo import Memo
-from .model import Incident, Line
-from .textnorm import canon, template
-
-MAX_INCIDENTS = 5000  # distinct incidents kept; beyond this only failures are added
-MAX_FOLDED_LINES = 8  # sample lines kept from the other occurrences of a folded incident
 
 # Exceptions and messages that follow another failure rather than cause one (torch.multiprocessing.spawn's
 # ProcessRaisedException only announces the child's traceback printed after it).
@@ -48,84 +42,11 @@ WATCHDOG_CUDA = re.compile(r"watchdog thread terminated with exception: (?:\[[^\
 _CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "logged": 4, "launcher": 5, "warning": 6}
 
 
-def fingerprint(inc: Incident) -> tuple:
-    frames = tuple(f"{f.basename}:{f.func}" for f in inc.frames[-3:])
-    if inc.kind == "metric":
-        return ("metric", canon(re.sub(r"[\d.eE+-]+", "", inc.first.text[:2000]))[:80])
-    return (inc.kind, inc.exception, canon(inc.message[:2000])[:300], frames)
-
-
-def stable_id(inc: Incident) -> str:
-    """`fingerprint` hashed: stable across ranks, paths, numbers and timestamps, what the failure is
-    and not where it ran (SARIF's partial fingerprints, the history's key)."""
-    return hashlib.sha256(repr(fingerprint(inc)).encode()).hexdigest()[:16]
-
-
-class Collector:
-    """Receives incidents from the parser and folds duplicates as they arrive (bounded memory)."""
-
-    def __init__(self):
-        self._by_print: dict[tuple, Incident] = {}
-        self._print_of_line = Memo()  # kind + text -> fingerprint, for one-line incidents
-        self.order: list[Incident] = []
-        self.dropped = 0
-
-    def add(self, inc: Incident) -> Incident | None:
-        """Keep or fold `inc`; return the incident it now lives in (None when dropped)."""
-        key = self._fingerprint(inc)
-        seen = self._by_print.get(key)
-        if seen is not None:
-            for r in inc.ranks:
-                if r not in seen.ranks:
-                    seen.ranks.append(r)
-            self.again(seen, inc.first)
-            return seen
-        if len(self.order) >= MAX_INCIDENTS and inc.kind in ("warning", "metric", "launcher", "logged"):
-            self.dropped += 1
-            return None
-        self._by_print[key] = inc
-        self.order.append(inc)
-        return inc
-
-    @staticmethod
-    def again(seen: Incident, line: Line) -> None:
-        """One more occurrence of a one-line incident already kept, from a rank it already lists."""
-        seen.count += 1
-        if _sampled(seen):
-            seen.lines.append(line)
-
-    @staticmethod
-    def recount(seen: Incident, who: str | None) -> bool:
-        """One more occurrence of a one-line incident, from rank `who`, when it keeps no further sample
-        lines; False (nothing counted) while it does: the caller then hands over the line itself."""
-        if _sampled(seen):
-            return False
-        seen.count += 1
-        if who is not None and who not in seen.ranks:
-            seen.ranks.append(who)
-        return True
-
-    def _fingerprint(self, inc: Incident) -> tuple:
-        if len(inc.lines) != 1 or inc.chain:
-            return fingerprint(inc)
-        memo = f"{inc.kind}\0{template(inc.first.text)}"
-        key = self._print_of_line.get(memo)
-        if key is None:
-            key = fingerprint(inc)
-            self._print_of_line.remember(memo, key)
-        return key
-
-
 def _detail_follows(text: str) -> bool:
     """A failure that says where or that, not what: a C++ backtrace cut before its message, a compiler's
     error, Hydra's notice, glibc's heap check. A signal, a metric or the exception after it, if the log
     has one, says more."""
     return bool(CPP_FRAME.match(text) or BUILD_ERROR.search(text) or HYDRA_JOB.match(text) or GLIBC_HEAP.match(text))
-
-
-def _sampled(inc: Incident) -> bool:
-    """Whether the next occurrence of `inc` is kept as a sample line."""
-    return len(inc.lines) < MAX_FOLDED_LINES and inc.kind in ("metric", "warning", "nccl", "signal", "logged")
 
 
 # Frames of the launchers themselves: a traceback that never leaves them is the launcher reporting
@@ -172,7 +93,7 @@ def elect(incidents: list[Incident]) -> list[Incident]:
         # SIGABRT ends a rank after an NCCL failure logged before it (or in another file, where order
         # says nothing); a SIGABRT logged first is a failure of its own
         inc.cascade = is_cascade(inc) or (inc.kind == "signal" and _aborted(inc) and (
-            nccl.get(inc.first.path, inc.first.lineno) < inc.first.lineno or bool(nccl.keys() - {inc.first.path})))
+            _after(nccl, inc) or bool(nccl.keys() - {inc.first.path})))
         files.setdefault(inc.first.path, len(files))  # files are scanned in order
     # a launcher's notice or traceback that a child died, a rank dead of a signal: a rank failed already
     died = _first_lines(inc for inc in incidents
@@ -186,14 +107,14 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 5
         elif inc.kind == "nccl" and NCCL_OWN.search(inc.first.text):
             klass = 1
-        elif inc.kind == "nccl" and died.get(inc.first.path, inc.first.lineno) < inc.first.lineno:
+        elif inc.kind == "nccl" and _after(died, inc):
             # a timeout or abort logged after a launcher reaped a child or a rank died of a signal: the
             # ranks left waiting for the dead one, not the failure; the earlier notice leads
             klass = 5
         elif klass == 0 and inc.truncated:
-            # a header alone (the paste stopped right after it) says only that something raised: a
-            # signal, a metric or an exception the log states elsewhere says more
-            klass = 1 if inc.frames or not inc.header_only else 3
+            # a header alone, or cut in its first frame after a rank died (torchrun logs the exit line, then
+            # raises ChildFailedError), says only that something raised: what the log states elsewhere says more
+            klass = 3 if inc.header_only or (not inc.frames and _after(died, inc)) else 1
         elif klass == 0 and inc.exception is None and _detail_follows(inc.first.text):
             klass = 3
         # on the rank the launcher names as the first to fail, or on no rank the log tells: a line
@@ -234,6 +155,11 @@ def _first_lines(incidents) -> dict[str, int]:
     for inc in incidents:
         first[inc.first.path] = min(first.get(inc.first.path, inc.first.lineno), inc.first.lineno)
     return first
+
+
+def _after(first: dict[str, int], inc: Incident) -> bool:
+    """Whether `inc` starts after the first line `first` holds for its file."""
+    return first.get(inc.first.path, inc.first.lineno) < inc.first.lineno
 
 
 def _aborted(inc: Incident) -> bool:

@@ -29,7 +29,7 @@ _CONTROL = re.compile(CONTROL_C0.encode())  # bytes: C1 controls are two UTF-8 b
 
 
 class Folder(Protocol):
-    """What the collector (elect.Collector) offers the scan for occurrences it has seen before."""
+    """What the collector (fold.Collector) offers the scan for occurrences it has seen before."""
 
     def again(self, seen: Incident, line: Line) -> None: ...
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from . import defining, tfidf
-from .elect import Collector, elect
+from .elect import elect
+from .fold import Collector
 from .lead import STDLIB
 from .match import incident_tokens
 from .model import Incident

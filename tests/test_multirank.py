@@ -131,3 +131,22 @@ def test_an_nccl_timeout_after_the_launcher_reaped_a_rank_is_not_named(engine, t
     assert d.verdict == "unknown"
     assert d.named is None or d.named.entry.id != "nccl-timeout"
     assert d.root.kind == "launcher" and "closing signal SIGTERM" in d.root.first.text
+
+
+SIGFPE = fx.parse(shipped_dir() / "signal-sigfpe" / "signal-sigfpe.pos-r1v-grpo-exitcode-8-before-launcher-traceback.log")
+
+
+def test_a_traceback_cut_in_its_first_frame_after_a_death_does_not_outrank_it(engine, tmp_path):
+    """torchrun logs a worker's exit line, then raises ChildFailedError in a traceback of its own: that
+    traceback, cut before any frame, says less than the SIGFPE exit line before it. The same cut
+    traceback logged before any death is the rank's own failure, and leads."""
+    lines = SIGFPE.text.splitlines()
+    exit_at = next(i for i, line in enumerate(lines) if "exitcode: -8" in line)
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(lines) + "\n")
+    d = engine.diagnose([str(log)])
+    assert d.named.entry.id == "signal-sigfpe" and d.root.first.lineno == exit_at + 1
+    # the cut traceback moved before the exit line: a rank raised first, the death followed
+    log.write_text("\n".join(lines[:exit_at] + lines[exit_at + 1:] + [lines[exit_at]]) + "\n")
+    d = engine.diagnose([str(log)])
+    assert d.root.kind == "traceback" and d.root.first.lineno == exit_at + 1

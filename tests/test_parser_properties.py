@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vlkb.analyzer import InputError, reader
-from vlkb.analyzer.elect import Collector
+from vlkb.analyzer.fold import Collector
 from vlkb.analyzer.reader import ReadStats, Source, expand
 from vlkb.analyzer.records import RecordParser
 from vlkb.analyzer.scan import scan

@@ -82,7 +82,7 @@ def record(path: Path, diagnosis, now: datetime | None = None) -> Seen | None:
     """Look up the root's earlier sightings, then add this diagnosis; None when nothing failed."""
     subject = diagnosis.subject
     at = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
-    from vlkb.analyzer.elect import stable_id  # the key SARIF's fingerprints use too
+    from vlkb.analyzer.fold import stable_id  # the key SARIF's fingerprints use too
 
     fp = stable_id(subject) if subject is not None else None
     named = diagnosis.named

@@ -80,7 +80,7 @@ def _size(path: Path) -> int:
 
 def diagnose_job(engine, job: Job) -> dict:
     """One job's row: what `vlkb diagnose` would say, and where."""
-    from vlkb.analyzer.elect import stable_id
+    from vlkb.analyzer.fold import stable_id
 
     start = time.monotonic()
     try:

@@ -1,6 +1,6 @@
 """SARIF 2.1.0 (OASIS), for code-scanning dashboards: one rule per KB entry (`ruleId` = entry id,
 help = its fix), one result per diagnosis with its location in the log, and `partialFingerprints`
-that stay the same across runs of the same failure (elect.stable_id, also the history's key: no
+that stay the same across runs of the same failure (fold.stable_id, also the history's key: no
 ranks, paths, numbers or timestamps), so a dashboard tracks one alert instead of a new one per run.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 
 from ..diagnose import Diagnosis
 from . import PLAIN, Context
-from ..elect import stable_id
+from ..fold import stable_id
 from ..model import Line
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -1,0 +1,86 @@
+"""Fold identical incidents across ranks as the parser emits them, in bounded memory: the same
+failure printed by 512 ranks is one incident with 512 ranks and a few sample lines."""
+from __future__ import annotations
+
+import hashlib
+import re
+
+from .memo import Memo
+from .model import Incident, Line
+from .textnorm import canon, template
+
+MAX_INCIDENTS = 5000  # distinct incidents kept; beyond this only failures are added
+MAX_FOLDED_LINES = 8  # sample lines kept from the other occurrences of a folded incident
+
+
+def fingerprint(inc: Incident) -> tuple:
+    frames = tuple(f"{f.basename}:{f.func}" for f in inc.frames[-3:])
+    if inc.kind == "metric":
+        return ("metric", canon(re.sub(r"[\d.eE+-]+", "", inc.first.text[:2000]))[:80])
+    return (inc.kind, inc.exception, canon(inc.message[:2000])[:300], frames)
+
+
+def stable_id(inc: Incident) -> str:
+    """`fingerprint` hashed: stable across ranks, paths, numbers and timestamps, what the failure is
+    and not where it ran (SARIF's partial fingerprints, the history's key)."""
+    return hashlib.sha256(repr(fingerprint(inc)).encode()).hexdigest()[:16]
+
+
+class Collector:
+    """Receives incidents from the parser and folds duplicates as they arrive (bounded memory)."""
+
+    def __init__(self):
+        self._by_print: dict[tuple, Incident] = {}
+        self._print_of_line = Memo()  # kind + text -> fingerprint, for one-line incidents
+        self.order: list[Incident] = []
+        self.dropped = 0
+
+    def add(self, inc: Incident) -> Incident | None:
+        """Keep or fold `inc`; return the incident it now lives in (None when dropped)."""
+        key = self._fingerprint(inc)
+        seen = self._by_print.get(key)
+        if seen is not None:
+            for r in inc.ranks:
+                if r not in seen.ranks:
+                    seen.ranks.append(r)
+            self.again(seen, inc.first)
+            return seen
+        if len(self.order) >= MAX_INCIDENTS and inc.kind in ("warning", "metric", "launcher", "logged"):
+            self.dropped += 1
+            return None
+        self._by_print[key] = inc
+        self.order.append(inc)
+        return inc
+
+    @staticmethod
+    def again(seen: Incident, line: Line) -> None:
+        """One more occurrence of a one-line incident already kept, from a rank it already lists."""
+        seen.count += 1
+        if _sampled(seen):
+            seen.lines.append(line)
+
+    @staticmethod
+    def recount(seen: Incident, who: str | None) -> bool:
+        """One more occurrence of a one-line incident, from rank `who`, when it keeps no further sample
+        lines; False (nothing counted) while it does: the caller then hands over the line itself."""
+        if _sampled(seen):
+            return False
+        seen.count += 1
+        if who is not None and who not in seen.ranks:
+            seen.ranks.append(who)
+        return True
+
+    def _fingerprint(self, inc: Incident) -> tuple:
+        if len(inc.lines) != 1 or inc.chain:
+            return fingerprint(inc)
+        memo = f"{inc.kind}\0{template(inc.first.text)}"
+        key = self._print_of_line.get(memo)
+        if key is None:
+            key = fingerprint(inc)
+            self._print_of_line.remember(memo, key)
+        return key
+
+
+def _sampled(inc: Incident) -> bool:
+    """Whether the next occurrence of `inc` is kept as a sample line."""
+    return len(inc.lines) < MAX_FOLDED_LINES and inc.kind in ("metric", "warning", "nccl", "signal", "logged")
