@@ -165,6 +165,12 @@ NCCL = re.compile(
     # Timeout at NCCL work: 1, last enqueued NCCL work: 1, ...", "Exception (either an error or timeout)
     # detected by watchdog at work: 6463, ...")
     r"|\bTimeout at NCCL work: \d|detected by watchdog at work: \d"
+    # the watchdog ending its thread with its reason cut off by a paste (torch 2.2+ ProcessGroupNCCL:
+    # "[PG ID 1 PG GUID 1 Rank 4] Process group watchdog thread terminated with exception: [Rank 4] Watchdog";
+    # a reason that is there decides: a timeout above, a CUDA error the rank's own), and nccl-tests'
+    # check macro ("NCCL failure all_reduce.cu:95 'unhandled cuda error'")
+    r"|watchdog thread terminated with exception:(?: \[[^\]]{0,80}\])?(?: Watchdog(?: caught(?: c\w{0,20})?)?)?\s*$"
+    r"|\bNCCL failure [\w./-]{1,100}:\d{1,6} '"
 )
 
 STANDALONE = [
@@ -256,7 +262,7 @@ STANDALONE = [
     # do not fit (`size mismatch for x: copying a param with shape ...`, the header may be cut off),
     # a native library that cannot load (`undefined symbol:`), transformers' lazy import failing
     ("error", re.compile(
-        r"^CUDA error: |CUDA out of memory|\b[Cc]uda (?:runtime )?error: out of memory|Assertion `.{0,300}` failed\.|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
+        r"^CUDA error: |CUDA out of memory|\b[Cc]uda (?:runtime )?error: out of memory|Assertion `.{0,300}` failed(?:\.|\s*$)|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
         # the same assert cut before "failed" by a paste or a line limit, from a .cu file or a Triton kernel
         r"|\.cuh?:\d{1,7}: .{0,300}Assertion `|block: \[\d{1,6},\d{1,6},\d{1,6}\], thread: \[\d{1,6},\d{1,6},\d{1,6}\] Assertion `"
         r"|^\s*size mismatch for \S+: copying a param with shape|\bundefined symbol: \w"
@@ -288,6 +294,8 @@ STANDALONE = [
         r"|[\\/][\w+-]{1,100}\.mm:\d{1,6}: failed assertion `"
         # ComfyUI rejecting a workflow before it runs (execution.py validate_prompt, logged at ERROR but
         # shown bare on its console: "Failed to validate prompt for output 448:", then the reasons)
+        # and a node that raised while the workflow ran (execution.py: "!!! Exception during processing !!! <message>")
+        r"|^!!! Exception during processing !!!"
         r"|^Failed to validate prompt for output \S{1,40}:\s*$|^invalid prompt: \{'type': 'prompt_outputs_failed_validation'"
         # W&B's sweep agent on a run that raised ("Run 0jbbwa4t errored: IndexError('list index out of range')"),
         # giving up on the sweep, and the footer of a run that failed ("Waiting for W&B process to finish... (failed 1)")
@@ -337,6 +345,8 @@ STANDALONE = [
         # a C/C++ tool's fatal message in lower case (llama.cpp's finetune/export-lora: "error: unexpectedly
         # reached end of file"; git's and cargo's "error: ..."), words after it
         r"|error: [a-z][a-z'-]{1,40} [a-z]"
+        # pip giving up on a package it builds ("  error: subprocess-exited-with-error", pip >= 22.1)
+        r"|\s{0,8}error: subprocess-exited-with-error\b"
         r"|\[?\d{4}-\d\d-\d\d[ T][\d:,.]{8,15}\]? ?(?:-|\|)? ?\[?(?:ERROR|CRITICAL|FATAL)\b"
         r"|[^|]{0,120}\|\s{0,4}ERROR\s{0,8}\|\s{0,4}\S"
         r"|.{0,120}? - ERROR - \S"
@@ -392,7 +402,7 @@ TRIGGER = re.compile(
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
-    rb"|An error occurred in MPI_|Weights only load failed"
+    rb"|An error occurred in MPI_|Weights only load failed|atchdog thread terminated"
     rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of|\.py in "
     rb"|make: |make\[|nvcc fatal|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")

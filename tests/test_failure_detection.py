@@ -228,6 +228,20 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     '!handles_.at(i) INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":393, please report a bug to PyTorch.',
     # llama.cpp's export-lora giving up in lower case (field case llamacpp-3547, ggml-org/llama.cpp#3547)
     "error: unexpectedly reached end of file",
+    # the NCCL watchdog's end cut before its reason (hiyouga/LlamaFactory#8261), and inside c10's what()
+    # wrapped across lines (huggingface/open-r1#620)
+    "[rank4]:[E602 11:18:52.536602063 ProcessGroupNCCL.cpp:1896] [PG ID 1 PG GUID 1 Rank 4] Process group watchdog "
+    "thread terminated with exception: [Rank 4] Watchdog",
+    "  what():  [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated with exception: "
+    "[Rank 3] Watchdog caught colle",
+    # nccl-tests' check macro (NVIDIA/nccl-tests#5)
+    "NCCL failure all_reduce.cu:95 'unhandled cuda error'",
+    # a kernel assert whose final period the paste lost (InternLM/xtuner#997)
+    'Assertion `idx_dim >= 0 && idx_dim < index_size && "index out of bounds"` failed',
+    # a ComfyUI node that raised (Comfy-Org/ComfyUI#12277)
+    "!!! Exception during processing !!! 'Florence2LanguageConfig' object has no attribute 'forced_bos_token_id'",
+    # pip giving up on a build (NVIDIA/NeMo-Aligner#342)
+    "  error: subprocess-exited-with-error",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
