@@ -195,6 +195,9 @@ STANDALONE = [
         # IDE's console after a death by signal or a Windows crash code ("Process finished with exit code
         # 134 (interrupted by signal 6: SIGABRT)", "... -1073740791 (0xC0000409)", zh_CN "进程已结束,退出代码-1073740940")
         r"|\bterminated by signal SIG[A-Z]{2,6}\b"
+        # fish's notice of a job whose multi-line command it quotes before the signal's name, which a
+        # paste may then cut ("fish: Job 1, 'python lerobot/scripts/train.py…' terminated by signal     --policy.type=act \")
+        r"|\bfish: Job \d{1,6}, '.{0,2000}?' terminated by signal\b"
         # systemd-coredump's report ("Process 7744 (journalctl) of user 0 dumped core.")
         r"|^Process \d{1,10} \([^)]{1,64}\) of user \d{1,10} dumped core\."
         r"|" + _IDE_EXIT + r"(?:-\d{1,11}|\d{1,3} \(interrupted by signal \d)"
