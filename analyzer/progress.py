@@ -49,11 +49,7 @@ def diverged(tail: bytes, path: str, last_lineno: int) -> Line | None:
     """The last loss `tail` reports (the end of one input, whose last line is `last_lineno`), when it
     is 10^4 or more: the run ended with its loss blown up (loss-divergence). Only the end decides: a
     spike the run recovered from is not a divergence."""
-    lines = tail.decode("utf-8", "replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    lines = lines[-TAIL_LINES:]
-    for back, raw in enumerate(reversed(lines)):
+    for back, raw in enumerate(reversed(_last_lines(tail))):
         if "loss" not in raw:
             continue
         c = clean(raw)
@@ -63,6 +59,14 @@ def diverged(tail: bytes, path: str, last_lineno: int) -> Line | None:
                 return None
             return Line(path, last_lineno - back, c.text, c.rank, c.host)
     return None
+
+
+def _last_lines(tail: bytes) -> list[str]:
+    """The last TAIL_LINES lines of an input's end."""
+    lines = tail.decode("utf-8", "replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines[-TAIL_LINES:]
 
 
 def _is_progress(text: str) -> bool:
@@ -87,10 +91,7 @@ def stall(tail: bytes, path: str, last_lineno: int) -> Stall | None:
     """The last progress line of `tail` (the end of one input, whose last line is `last_lineno`)
     when the log ends on it: a bar short of its total, or metrics with no summary after them (two
     progress lines at least: a single dict is as likely a pasted example as a run that stopped)."""
-    lines = tail.decode("utf-8", "replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    cleaned = [clean(raw) for raw in lines[-TAIL_LINES:]]  # each line cleaned once, read back to front
+    cleaned = [clean(raw) for raw in _last_lines(tail)]  # each line cleaned once, read back to front
     progress_lines = None  # counted when a metrics line is met, at most once
     after = 0
     for back, c in enumerate(reversed(cleaned)):

@@ -91,3 +91,31 @@ def test_megatron_iterations_with_a_timestamp():
     for line in (bare, stamped):
         s = stall((line + "\n").encode(), "m.log", 10)
         assert s is not None and s.done < s.total and s.line.lineno == 10
+
+
+# real logs whose run ended with its loss blown up (loss-divergence fixtures)
+FIREFLY = fx.parse(shipped_dir() / "loss-divergence" / "loss-divergence.pos-firefly-train-loss-summary.log")
+TF_SLIM = fx.parse(shipped_dir() / "loss-divergence" / "loss-divergence.pos-tf-faster-rcnn-loss-explodes.log")
+
+
+def test_a_run_that_ends_with_a_huge_loss_is_a_suspected_divergence(engine, tmp_path):
+    for fixture in (FIREFLY, TF_SLIM):
+        path = tmp_path / "train.log"
+        path.write_text(fixture.text)
+        d = engine.diagnose([str(path)])
+        assert d.verdict == "suspicious" and d.named.entry.id == "loss-divergence"
+        assert d.named.incident.first.lineno == fixture.match_line
+
+
+def test_only_the_last_reported_loss_decides():
+    from vlkb.analyzer.progress import diverged
+
+    huge = TF_SLIM.text.splitlines()[1]  # "INFO:tensorflow:global step 409: loss = 25237.8984 (0.273 sec/step)"
+    assert diverged((huge + "\n").encode(), "x.log", 1) is not None
+    # a spike the run recovered from, or followed only by an eval loss: the last training loss decides
+    assert diverged((huge + "\nINFO:tensorflow:global step 410: loss = 0.0784 (0.273 sec/step)\n").encode(), "x.log", 2) is None
+    assert diverged((huge + "\n{'eval_loss': 0.5, 'epoch': 1.0}\n").encode(), "x.log", 2).lineno == 1
+    # fp16 loss scaling and a tqdm postfix name other numbers
+    for other in ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4294967296, reducing to 2147483648",
+                  " 12%|#2        | 10/82 [20:38<2:24:23, 120.33s/it, loss=341889.875]"):
+        assert diverged((other + "\n").encode(), "x.log", 1) is None
