@@ -331,7 +331,7 @@ STANDALONE = [
         "|" + BUILD_ERROR.pattern + "|" + HYDRA_JOB.pattern
     )),
     # the same kind's shapes that hold no literal of MIN_LITERAL bytes, kept apart so the literal
-    # prefilter (records.StandaloneFilter) can skip the first part: a CANN error report led by its
+    # prefilter (standalone.StandaloneFilter) can skip the first part: a CANN error report led by its
     # code ("EZ9999: Inner Error!"), glog's and absl's F-severity record ("F0522 14:58:03.803087 32152
     # Vector.h:139] Check failed: ...")
     ("error", re.compile(

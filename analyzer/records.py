@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-
-try:  # declared for every platform; without it every standalone regex is tried
-    import ahocorasick_rs
-except ImportError:  # pragma: no cover
-    ahocorasick_rs = None
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from . import patterns as P
+from .clock import line_time
 from .memo import Memo
 from .model import Exc, Frame, Incident, Line
+from .standalone import standalone_kind
 from .textnorm import template
 
 MAX_RECORD_LINES = 400  # a traceback longer than this keeps its head and its exception
@@ -181,7 +177,7 @@ class RecordParser:
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
             self._open[line.stream] = _Open(inc, "message")
             return
-        kind = _standalone_kind(text[:STANDALONE_CHARS], warnings=True)
+        kind = standalone_kind(text[:STANDALONE_CHARS], warnings=True)
         if kind == "logged" and self._signature is not None and self._signature.search(text):
             kind = None  # a logged error the KB knows by its words is read as the error it states
         if kind:
@@ -334,7 +330,7 @@ class RecordParser:
         text = text[:STANDALONE_CHARS]  # as _classify reads it: a 1 MB line costs no more than its head
         kind = self._in_record.get(text)
         if kind is None:
-            kind = _standalone_kind(text, warnings=False) or ""
+            kind = standalone_kind(text, warnings=False) or ""
             self._in_record.remember(text, kind)
         return kind or None
 
@@ -424,89 +420,9 @@ def _shorter_prefix(prefix: str, text: str) -> str:
     return ""
 
 
-class StandaloneFilter:
-    """Which of P.STANDALONE's regexes can match a text, from the literals every match of each holds
-    (patterns.required_literals), found in one Aho-Corasick pass: Python's `re` tries each of a
-    regex's unanchored alternatives at every position, about 150 us for the seven of them on a 1 KB
-    candidate line (a tensor dump), most of which holds none of their words. A regex without such
-    literals is always tried; without the ahocorasick-rs wheel, all of them are."""
-
-    def __init__(self, standalone: list[tuple[str, re.Pattern]]):
-        self.needs = [P.required_literals(pattern) for _, pattern in standalone]
-        literals = sorted({lit for need in self.needs if need for lit in need})
-        self._automaton = ahocorasick_rs.AhoCorasick(literals) if ahocorasick_rs is not None and literals else None
-        self._literals = literals
-
-    def candidates(self, text: str) -> list[bool]:
-        """For each regex of the list, whether it may match `text`."""
-        if self._automaton is None:
-            return [True] * len(self.needs)
-        try:
-            found = {self._literals[i] for i, _, _ in self._automaton.find_matches_as_indexes(text, overlapping=True)}
-        except UnicodeEncodeError:  # a lone surrogate (an unescaped JSON "\ud83d"): try every regex
-            return [True] * len(self.needs)
-        return [need is None or not need.isdisjoint(found) for need in self.needs]
-
-
-# Below this length the regexes are cheaper than the filter's pass (and most logs never build it:
-# parsing the regexes for their literals costs about 15 ms of start-up).
-FILTER_FROM = 256
-
-
-@lru_cache(maxsize=1)
-def _filter() -> StandaloneFilter:
-    return StandaloneFilter(P.STANDALONE)
-
-
 def _shortened(text: str) -> str:
     cut = len(text) - MAX_KEPT_CHARS
     return f"{text[:MAX_KEPT_CHARS - _KEPT_TAIL]} … [{cut} characters cut] … {text[-_KEPT_TAIL:]}"
-
-
-def _standalone_kind(text: str, warnings: bool) -> str | None:
-    """The kind of incident a line is on its own (a watchdog, a kill, a launcher notice, and with
-    `warnings` a warning), or None."""
-    mays = _filter().candidates(text) if len(text) >= FILTER_FROM else [True] * len(P.STANDALONE)
-    for (kind, pattern), may in zip(P.STANDALONE, mays):
-        if may and (warnings or kind != "warning") and pattern.search(text):
-            return kind
-    return None
-
-
-# "2024-11-29 16:19:03,123" (logging, DeepSpeed, LLaMA-Factory), "2024-11-29T16:19:03.123Z"
-_TIME = re.compile(r"(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[.,](\d{1,9}))?")
-
-
-def line_time(line: Line) -> str | None:
-    """The time a line states near its start, ISO 8601 with microseconds, or None."""
-    if line.ts:
-        text = line.ts
-    else:
-        text = line.text[:80]
-        if "-" not in text:
-            return None
-    m = _TIME.search(text)
-    return _iso(m.group(1), m.group(2), m.group(3)) if m else None
-
-
-_TIME_BYTES = re.compile(_TIME.pattern.encode())
-LOOKBACK = 64 << 10
-
-
-def time_before(chunk: bytes, pos: int) -> str | None:
-    """The last time stated in the bytes before `pos` (at most LOOKBACK back): the scan skips
-    the timestamped INFO lines that precede a traceback, and this reads the nearest one back."""
-    for back in (4 << 10, LOOKBACK):
-        last = None
-        for last in _TIME_BYTES.finditer(chunk, max(0, pos - back), pos):
-            pass
-        if last is not None:
-            return _iso(*(g.decode() if g else None for g in last.groups()))
-    return None
-
-
-def _iso(day: str, clock: str, fraction: str | None) -> str:
-    return f"{day}T{clock}.{(fraction or '')[:6]:0<6}"
 
 
 def _ranks(line: Line) -> list[str]:

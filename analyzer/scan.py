@@ -13,7 +13,8 @@ from .model import Incident, Line, who_label
 from .patterns import TRIGGER
 from .progress import TAIL_BYTES
 from .reader import InputError, ReadStats, Source, chunks
-from .records import NOTHING, RecordParser, time_before
+from .clock import time_before
+from .records import NOTHING, RecordParser
 from .textnorm import CONTROL_C0, DIGIT_RUN, clean, clean_spans, split_glued, unflatten
 from .trigger import Trigger
 

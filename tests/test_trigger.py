@@ -74,12 +74,13 @@ def test_phrases_finds_what_the_alternation_finds():
 
 
 def test_the_standalone_filter_never_skips_a_regex_that_matches():
-    """records.StandaloneFilter skips a standalone regex when none of its required literals is in the
+    """standalone.StandaloneFilter skips a standalone regex when none of its required literals is in the
     line: on every line of the KB fixtures and the field corpus, each regex that matches was kept."""
     from pathlib import Path
 
     from vlkb.analyzer import patterns as P
-    from vlkb.analyzer.records import STANDALONE_CHARS, StandaloneFilter
+    from vlkb.analyzer.records import STANDALONE_CHARS
+    from vlkb.analyzer.standalone import StandaloneFilter
 
     root = Path(__file__).resolve().parent.parent
     f = StandaloneFilter(P.STANDALONE)
