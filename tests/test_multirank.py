@@ -12,6 +12,8 @@ OOM = fx.parse(shipped_dir() / "cuda-oom" / "cuda-oom.pos-fastchat-qlora-wrapped
 # a real watchdog timeout storm of several ranks, and torchrun's failure block of ranks that aborted
 CASCADE = fx.parse(shipped_dir() / "nccl-timeout" / "nccl-timeout.pos-llamafactory-reduce-scatter.log")
 SIGABRT = fx.parse(shipped_dir() / "signal-sigabrt" / "signal-sigabrt.pos-mmseg-block.log")
+# a rank dead of SIGFPE, then the start of torchrun's own traceback, cut in its first frame
+SIGFPE = fx.parse(shipped_dir() / "signal-sigfpe" / "signal-sigfpe.pos-r1v-grpo-exitcode-8-before-launcher-traceback.log")
 WATCHDOG = ("[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation timeout: "
             "WorkNCCL(SeqNum=931, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for "
             "1800104 milliseconds before timing out.")
@@ -131,9 +133,6 @@ def test_an_nccl_timeout_after_the_launcher_reaped_a_rank_is_not_named(engine, t
     assert d.verdict == "unknown"
     assert d.named is None or d.named.entry.id != "nccl-timeout"
     assert d.root.kind == "launcher" and "closing signal SIGTERM" in d.root.first.text
-
-
-SIGFPE = fx.parse(shipped_dir() / "signal-sigfpe" / "signal-sigfpe.pos-r1v-grpo-exitcode-8-before-launcher-traceback.log")
 
 
 def test_a_traceback_cut_in_its_first_frame_after_a_death_does_not_outrank_it(engine, tmp_path):

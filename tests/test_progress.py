@@ -7,7 +7,7 @@ import gzip
 import os
 import time
 
-from vlkb.analyzer.progress import TAIL_BYTES, stall
+from vlkb.analyzer.progress import TAIL_BYTES, diverged, stall
 from vlkb.kb import fixtures as fx
 from vlkb.kb.loader import shipped_dir
 
@@ -15,6 +15,9 @@ HANG = fx.parse(shipped_dir() / "run-hang" / "run-hang.pos-llamafactory-ends-aft
 # the HF Trainer's end-of-training summary (transformers Trainer.train -> self.log(metrics))
 SUMMARY = "{'train_runtime': 37300.1, 'train_samples_per_second': 1.2, 'train_steps_per_second': 0.1, 'train_loss': 0.0321, 'epoch': 3.0}"
 NOISE = fx.parse(shipped_dir() / "cuda-oom" / "cuda-oom.pos-mistral-finetune-a10g.log").text.splitlines()
+# real logs whose run ended with its loss blown up (loss-divergence fixtures)
+FIREFLY = fx.parse(shipped_dir() / "loss-divergence" / "loss-divergence.pos-firefly-train-loss-summary.log")
+TF_SLIM = fx.parse(shipped_dir() / "loss-divergence" / "loss-divergence.pos-tf-faster-rcnn-loss-explodes.log")
 
 
 def _old(path):
@@ -93,11 +96,6 @@ def test_megatron_iterations_with_a_timestamp():
         assert s is not None and s.done < s.total and s.line.lineno == 10
 
 
-# real logs whose run ended with its loss blown up (loss-divergence fixtures)
-FIREFLY = fx.parse(shipped_dir() / "loss-divergence" / "loss-divergence.pos-firefly-train-loss-summary.log")
-TF_SLIM = fx.parse(shipped_dir() / "loss-divergence" / "loss-divergence.pos-tf-faster-rcnn-loss-explodes.log")
-
-
 def test_a_run_that_ends_with_a_huge_loss_is_a_suspected_divergence(engine, tmp_path):
     for fixture in (FIREFLY, TF_SLIM):
         path = tmp_path / "train.log"
@@ -108,8 +106,6 @@ def test_a_run_that_ends_with_a_huge_loss_is_a_suspected_divergence(engine, tmp_
 
 
 def test_only_the_last_reported_loss_decides():
-    from vlkb.analyzer.progress import diverged
-
     huge = TF_SLIM.text.splitlines()[1]  # "INFO:tensorflow:global step 409: loss = 25237.8984 (0.273 sec/step)"
     assert diverged((huge + "\n").encode(), "x.log", 1) is not None
     # a spike the run recovered from, or followed only by an eval loss: the last training loss decides
