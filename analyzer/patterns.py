@@ -88,6 +88,14 @@ LOGGED_EXC = re.compile(
 #   "message": "CUDA error: device-side assert triggered
 #   CUDA kernel errors might be ... (the message's further lines, then `",`)
 #   "stack": "-----... (the IPython traceback, which opens its own record)
+# VS Code's debugger stopping on an uncaught exception ("Exception has occurred: KeyError", in a zh_CN
+# locale "发生异常: KeyError       (note: full exception trace is shown but execution is paused at: ...)"):
+# the type, then the message on the next line and the frames
+DEBUGGER_EXC = re.compile(r"^(?:Exception has occurred|发生异常): (?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)(?:\s|$)")
+# a module-qualified exception type whose name carries no telling suffix (pyarrow.lib.ArrowInvalid,
+# paddle.fluid.core.EnforceNotMet, torch._dynamo.exc.Unsupported): a line it leads with a message is an
+# exception line too, where a bare "Name: text" is not
+QUALIFIED_TYPE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.){2,}[A-Z][A-Za-z0-9]*$")
 NOTEBOOK_NAME = re.compile(r'^\s*"name": "(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))",\s*$')
 NOTEBOOK_MESSAGE = re.compile(r'^\s*"message": "(?P<msg>.*?)(?:",)?\s*$')
 NOTEBOOK_END = re.compile(r'^\s*(?:",|"stack": ")')
@@ -265,7 +273,7 @@ STANDALONE = [
     # do not fit (`size mismatch for x: copying a param with shape ...`, the header may be cut off),
     # a native library that cannot load (`undefined symbol:`), transformers' lazy import failing
     ("error", re.compile(
-        r"^CUDA error: |CUDA out of memory|\b[Cc]uda (?:runtime )?error: out of memory|Assertion `.{0,300}` failed(?:\.|\s*$)|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
+        r"^CUDA error: |^CUDA Error: .{1,200} at \S{1,300}:\d{1,7}\s*$|CUDA out of memory|\b[Cc]uda (?:runtime )?error: out of memory|Assertion `.{0,300}` failed(?:\.|\s*$)|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
         # the same assert cut before "failed" by a paste or a line limit, from a .cu file or a Triton kernel
         r"|\.cuh?:\d{1,7}: .{0,300}Assertion `|block: \[\d{1,6},\d{1,6},\d{1,6}\], thread: \[\d{1,6},\d{1,6},\d{1,6}\] Assertion `"
         r"|^\s*size mismatch for \S+: copying a param with shape|\bundefined symbol: \w"
@@ -400,7 +408,9 @@ TRIGGER = re.compile(
     rb"|Failed to validate prompt|prompt_outputs_failed_validation"
     # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")
     rb"|failed assertion `|errored: |killing sweep|\(failed |abort  |bus error  |segmentation fault  |trace trap  |illegal hardware instruction|floating point exception"
-    rb"|" + "进程已结束".encode()
+    rb"|" + "进程已结束".encode() + "|发生异常: ".encode()
+    # module-qualified exception types whose name has no Error/Exception suffix (records.QUALIFIED_TYPE)
+    + rb"|ArrowInvalid: |EnforceNotMet: |exc.Unsupported: |BackendCompilerFailed: |BrokenProcessPool: "
     + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first|<ipython-input-"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"

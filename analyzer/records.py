@@ -67,7 +67,8 @@ def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
         return None
     if not (has_colon or P.EXC_SUFFIX.search(m.group("name"))):
         return None
-    if strict and not P.EXC_SUFFIX.search(m.group("name")):
+    if strict and not P.EXC_SUFFIX.search(m.group("name")) \
+            and not (P.QUALIFIED_TYPE.match(m.group("type")) and (m.group("msg") or "").strip()):
         return None
     if m.group("name") in ("Error", "Exception") and not (m.group("msg") or "").strip():
         return None  # a user's "Error:" heading, not a raised exception
@@ -156,6 +157,11 @@ class RecordParser:
             self._open[line.stream] = op = _Open(inc, "frames")
             self._in_frames(op, line)
             return
+        m = P.DEBUGGER_EXC.match(text)
+        if m:  # the message follows on the next line, then the frames
+            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(m.group("type"), "", line)])
+            self._open[line.stream] = _Open(inc, "debugger")
+            return
         m = P.NOTEBOOK_NAME.match(text)
         if m:  # the message follows on the next line
             inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(m.group("type"), "", line)])
@@ -210,8 +216,20 @@ class RecordParser:
             if op.prefix:
                 line = replace(line, text=line.text[len(op.prefix):])
         handler = {"frames": self._in_frames, "message": self._in_message,
-                   "after": self._after_message, "chain": self._in_chain, "notebook": self._in_notebook}[op.state]
+                   "after": self._after_message, "chain": self._in_chain, "notebook": self._in_notebook,
+                   "debugger": self._in_debugger}[op.state]
         return handler(op, line)
+
+    def _in_debugger(self, op: _Open, line: Line) -> bool:
+        """After VS Code's "Exception has occurred: T": the message's first line, the one to quote,
+        then the frames (innermost first, as the debugger lists them)."""
+        op.state, op.since_frame = "frames", 0
+        if not line.text.strip() or P.frame_match(line.text) or P.TRACEBACK.search(line.text):
+            return self._in_frames(op, line)
+        exc = op.incident.chain[-1]
+        exc.message, exc.line = line.text.strip(), line
+        self._add(op, line)
+        return True
 
     def _in_notebook(self, op: _Open, line: Line) -> bool:
         """VS Code's JSON error output: `"message": "...` (then its further lines) after the type."""

@@ -145,7 +145,7 @@ def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int,
     if m:
         ts, text, at = m.group(1), text[m.end():], m.end()
     host = rank = host_span = rank_span = None
-    for _ in range(4):  # prefixes nest at most this deep in practice
+    for _ in range(5):  # prefixes nest at most this deep in practice
         m = _QUOTE.match(text) or _LINENO.match(text)
         if m and m.end():
             text, at = text[m.end():], at + m.end()
@@ -159,6 +159,11 @@ def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int,
             m = _COMPOSE.match(text) or _KUBECTL.match(text) or _RAY.match(text)
             if m:
                 host, host_span, text, at = m.group(1), (at + m.start(1), at + m.end(1)), text[m.end():], at + m.end()
+                continue
+        else:  # a process inside a Ray actor: vLLM's engine core ("(LLMRayActor pid=1) (EngineCore_DP0 pid=2) ERROR ...")
+            m = _RAY.match(text)
+            if m:
+                text, at = text[m.end():], at + m.end()
                 continue
         m = _RANK_TORCHRUN.match(text) or _RANK_MPI.match(text) or _RANK_LIGHTNING.match(text)
         if m:

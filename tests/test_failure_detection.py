@@ -246,6 +246,16 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "train.py…' terminated by signal     --policy.type=act \\ (    --da",
     # pip giving up on a build (NVIDIA/NeMo-Aligner#342)
     "  error: subprocess-exited-with-error",
+    # vLLM's engine core inside a Ray actor: two process prefixes before the error record (NovaSky-AI/SkyRL#1398)
+    "(AsyncVLLMInferenceEngine pid=597306) (EngineCore_DP2 pid=598582) ERROR 03-26 20:21:53 [core.py:1299] "
+    "Invocation of collective_rpc method failed",
+    # vLLM's sleep-mode allocator check macro (csrc/cumem_allocator.cpp: "CUDA Error: %s at %s:%d")
+    "CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62",
+    # a module-qualified exception type without an Error suffix (PaddlePaddle/Paddle#10608)
+    "paddle.fluid.core.EnforceNotMet: unhandled cuda error at [/workspace/agent/work/62dea99fa81a5ba4/paddle/"
+    "fluid/platform/nccl_helper.h:93]",
+    # VS Code's debugger stopped on the exception (huggingface/diffusers#3405)
+    "Exception has occurred: AssertionError",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
@@ -270,6 +280,21 @@ def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
 def test_error_level_lines_of_healthy_runs_stay_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "ok.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
     assert d.verdict == "clean", d.root and d.root.first.text
+
+
+def test_the_debuggers_message_line_is_quoted_and_its_frames_read(engine, tmp_path):
+    """VS Code's "Exception has occurred: T" is followed by the message, then the frames, innermost first
+    (huggingface/diffusers#3405 as the similar-reports index keeps it): the message line is the
+    exception's line and the frames are frames. The shape-mismatch fixture of CGCL-codes/AdvCLIP#3 is the
+    same shape, its message the telling one."""
+    lines = ["Exception has occurred: AssertionError", "exception: no description",
+             'File "/root/autodl-tmp/diffusers_per_exp_5/train_control.py", line 122, in log_validation',
+             'File "/root/autodl-tmp/diffusers_per_exp_5/train_control.py", line 1125, in main',
+             'File "/root/autodl-tmp/diffusers_per_exp_5/train_control.py", line 1169, in <module>']
+    d = engine.diagnose([str(_write(tmp_path, "debugger.log", "\n".join(lines) + "\n"))])
+    assert (d.root.exception, d.root.message) == ("AssertionError", "exception: no description")
+    assert d.root.headline.line.lineno == 2
+    assert [f.func for f in d.root.frames] == ["log_validation", "main", "<module>"]
 
 
 def test_ipython7_frames_cut_before_their_exception_are_a_failure(engine, tmp_path):
