@@ -383,6 +383,8 @@ class RecordParser:
             # that header alone (the lines after it are not its frames), ranked under any failure the
             # log states (elect), and never lets the run be called clean
             del inc.lines[1:]
+        if inc.kind == "error" and inc.frames and P.DEBUGGER_EXC.match(inc.first.text):
+            inc.frames.reverse()  # VS Code lists the innermost frame first; the model keeps it last
         _read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)

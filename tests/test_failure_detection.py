@@ -285,7 +285,7 @@ def test_error_level_lines_of_healthy_runs_stay_clean(engine, tmp_path, line):
 def test_the_debuggers_message_line_is_quoted_and_its_frames_read(engine, tmp_path):
     """VS Code's "Exception has occurred: T" is followed by the message, then the frames, innermost first
     (huggingface/diffusers#3405 as the similar-reports index keeps it): the message line is the
-    exception's line and the frames are frames. The shape-mismatch fixture of CGCL-codes/AdvCLIP#3 is the
+    exception's line and the frames are frames, kept innermost last as every traceback's. The shape-mismatch fixture of CGCL-codes/AdvCLIP#3 is the
     same shape, its message the telling one."""
     lines = ["Exception has occurred: AssertionError", "exception: no description",
              'File "/root/autodl-tmp/diffusers_per_exp_5/train_control.py", line 122, in log_validation',
@@ -294,7 +294,7 @@ def test_the_debuggers_message_line_is_quoted_and_its_frames_read(engine, tmp_pa
     d = engine.diagnose([str(_write(tmp_path, "debugger.log", "\n".join(lines) + "\n"))])
     assert (d.root.exception, d.root.message) == ("AssertionError", "exception: no description")
     assert d.root.headline.line.lineno == 2
-    assert [f.func for f in d.root.frames] == ["log_validation", "main", "<module>"]
+    assert [f.func for f in d.root.frames] == ["<module>", "main", "log_validation"]  # innermost last
 
 
 def test_ipython7_frames_cut_before_their_exception_are_a_failure(engine, tmp_path):
