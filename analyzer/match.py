@@ -23,7 +23,8 @@ from . import defining, tfidf
 from .conditions import verdicts
 from .lead import package_of
 from .model import Incident, Line
-from .patterns import frame_match, required_literals
+from .patterns import frame_match
+from .regexinfo import required_literals
 from .textnorm import canon
 from .trigger import ahocorasick_rs
 
@@ -158,7 +159,7 @@ class Matcher:
                 self._phrase_entries.setdefault(phrase, []).append(i)
         self._phrases = _automaton(sorted(self._phrase_entries)) if len(entries) > SHORTLIST else None
         # a regex that matches must never be left out by the shortlist: each pattern's required
-        # literals (patterns.required_literals) put its entry in; a pattern without one, always
+        # literals (regexinfo.required_literals) put its entry in; a pattern without one, always
         by_literal: dict[str, set[int]] = {}
         self._always = set()
         # the same literals spare the regex itself: a pattern none of whose literals is in the

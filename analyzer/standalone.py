@@ -11,17 +11,18 @@ except ImportError:  # pragma: no cover
     ahocorasick_rs = None
 
 from . import patterns as P
+from .regexinfo import required_literals
 
 
 class StandaloneFilter:
     """Which of P.STANDALONE's regexes can match a text, from the literals every match of each holds
-    (patterns.required_literals), found in one Aho-Corasick pass: Python's `re` tries each of a
+    (regexinfo.required_literals), found in one Aho-Corasick pass: Python's `re` tries each of a
     regex's unanchored alternatives at every position, about 150 us for the seven of them on a 1 KB
     candidate line (a tensor dump), most of which holds none of their words. A regex without such
     literals is always tried; without the ahocorasick-rs wheel, all of them are."""
 
     def __init__(self, standalone: list[tuple[str, re.Pattern]]):
-        self.needs = [P.required_literals(pattern) for _, pattern in standalone]
+        self.needs = [required_literals(pattern) for _, pattern in standalone]
         literals = sorted({lit for need in self.needs if need for lit in need})
         self._automaton = ahocorasick_rs.AhoCorasick(literals) if ahocorasick_rs is not None and literals else None
         self._literals = literals

@@ -17,7 +17,7 @@ from pathlib import Path
 from vlkb.analyzer import tfidf
 from vlkb.analyzer.diagnose import Engine
 from vlkb.analyzer.match import FEATURES, Calibration
-from vlkb.analyzer.patterns import required_literals
+from vlkb.analyzer.regexinfo import required_literals
 
 from . import accuracy, docs
 from . import fixtures as fx
@@ -104,7 +104,7 @@ def fit(out: Path | None = None, readme: Path | None = None) -> list[str]:
                         "fixtures": len(fixtures), "pairs": len(rows)},
         "idf": idf,
         "vectors": vectors,
-        # each pattern's required literals (analyzer/patterns.required_literals), so start-up does
+        # each pattern's required literals (analyzer/regexinfo.required_literals), so start-up does
         # not parse every regex again; a pattern missing here (an extra KB) is parsed at load
         "literals": {r.source: sorted(lits) if (lits := required_literals(r.regex)) else None
                      for e in entries for r in e.patterns},

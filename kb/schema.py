@@ -16,6 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from vlkb.analyzer.regexinfo import backtracks
+
 _TYPES = {"object": dict, "array": list, "string": str, "number": (int, float), "boolean": bool}
 TODO = "TODO"
 
@@ -120,8 +122,6 @@ def _extra(doc: dict, props: dict, compile_check: bool = True) -> list[tuple[str
             try:
                 if compile_check:
                     re.compile(rule["regex"])
-                    from vlkb.analyzer.patterns import backtracks  # the scan's regex tables: loaded only here
-
                     why = backtracks(rule["regex"])
                     if why:
                         out.append((key, f"{key}[{i}] regex can take exponential time on a hostile line ({why})",

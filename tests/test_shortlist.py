@@ -9,7 +9,7 @@ import pytest
 
 from vlkb.analyzer import tfidf
 from vlkb.analyzer.match import SHORTLIST, candidates, incident_document
-from vlkb.analyzer.patterns import required_literals
+from vlkb.analyzer.regexinfo import required_literals
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load
 
