@@ -49,6 +49,7 @@ LIBRARIES = {
     "qwen_vl_utils": "QwenLM/Qwen2.5-VL",
     "torch_npu": "Ascend/pytorch",
     "mmengine": "open-mmlab/mmengine",
+    "lm_eval": "EleutherAI/lm-evaluation-harness",
 }
 _SITE = re.compile(r"[\\/](?:site|dist)-packages[\\/](\w+)")
 # Python's standard library (json's decoder under transformers' config loader, multiprocessing's pool):
@@ -59,9 +60,11 @@ STDLIB = re.compile(r"^<frozen |[\\/][Ll]ib[\\/](?:python\d(?:\.\d{1,2})?t?[\\/]
                      r"|dataclasses\.py|os\.py|shutil\.py|socket\.py|ssl\.py|abc\.py|inspect\.py|re[\\/]|enum\.py|codecs\.py"
                      r"|tempfile\.py|pathlib\.py|zipfile\.py|tarfile\.py|queue\.py|selectors\.py|traceback\.py|signal\.py"
                      r"|weakref\.py|posixpath\.py|ntpath\.py|genericpath\.py|tokenize\.py|linecache\.py|warnings\.py)")
-# a training framework's own package run from its checkout (src/llamafactory/..., verl/trainer/...)
+# a framework's or library's own package run from its checkout (src/llamafactory/..., verl/trainer/...,
+# lm-evaluation-harness/lm_eval/...); not LLaVA's llava/, which its forks share under other repositories
 _CHECKOUT = re.compile(r"[\\/](llamafactory|llmtuner|swift|axolotl|verl|openrlhf|trl|transformers|peft|accelerate"
-                       r"|deepspeed|colossalai|unsloth|unsloth_zoo)[\\/]")
+                       r"|deepspeed|colossalai|unsloth|unsloth_zoo|lm_eval|megatron|xtuner|torchtune|mmengine|vllm"
+                       r"|liger_kernel|flash_attn|bitsandbytes|torch_npu|pytorch_lightning)[\\/]")
 # what a search for the message should not carry: long quoted values, then any word holding a path,
 # a number, an id or markup. Words are filtered one by one: a regex of `\S*x\S*` alternatives would
 # rescan a long word from each of its characters (quadratic on a hostile line).

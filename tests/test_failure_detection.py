@@ -423,6 +423,8 @@ def test_library_of_is_none_when_the_projects_own_code_raised_and_passes_over_th
                      Frame("/usr/lib/python3.10/json/decoder.py", 353, "raw_decode")]
     assert library_of(json_under_hf) == "transformers"
     assert library_of([Frame("/w/LLaMA-Factory/src/llamafactory/data/loader.py", 9, "get_dataset")]) == "llamafactory"
+    # a library run from its checkout, not installed (field case transformercompression-117)
+    assert library_of([Frame("/data2/lm-evaluation-harness-0.4.0/lm_eval/models/huggingface.py", 103, "__init__")]) == "lm_eval"
     assert library_of([Frame("/home/u/train.py", 1, "main"),
                        Frame("/env/site-packages/torch/nn/functional.py", 2, "cross_entropy")]) == "torch"
 
