@@ -56,10 +56,6 @@ KNOWN_GAPS = {
     "cases/unsloth-6294.log": "Unsloth Studio's path sandbox refusing a job ('path escapes root: <dir> is not under "
                               "<dir>') in plain words, no error, exception or exit line",
     "cases/pytorchlightning-3291.log": "two RuntimeWarnings that the checkpoint was not saved; the run itself goes on",
-    "cases/llama2accessory-28.log": "a fine-tuned model's answers looping ('The cat is doing.' after every repeated "
-                                    "instruction): generation output, no line of the run states a failure",
-    "cases/internvideo-321.log": "per-epoch lines with train_loss flat near 4.22 and accuracy near chance: a run that "
-                                 "does not learn, which no error line states",
 }
 
 
