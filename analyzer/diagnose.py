@@ -15,7 +15,7 @@ from .lead import Lead, lead
 from .match import Calibration, Matcher, Scored
 from .model import Exc, Incident, Line
 from .patterns import TRIGGER
-from .progress import diverged, stall
+from .progress import diverged, frozen, stall
 from .reader import ReadStats, expand, safe_label
 from .records import MAX_FRAMES, MAX_KEPT_CHARS, RecordParser
 from .scan import scan
@@ -76,6 +76,8 @@ class Diagnosis:
         if self.subject is not None and self.subject.kind == "stall":
             return ("No error in the log, but it stops mid-run with no end-of-training summary (a hang, a kill, "
                     "or a log cut short); last progress: ")
+        if self.subject is not None and self.subject.chain and self.subject.chain[0].type is None:
+            return "No step failed, but the numbers it reports say the run may not be training: "  # progress.frozen
         return "No step failed, but a warning says the run may not be training: "
 
     @property
@@ -129,7 +131,8 @@ class Engine:
         facts = list(sheet.lines.values())
         context = facts + [i.first for i in incidents if i.kind == "warning"]
         if root is None:
-            scored = self._silent_matches(incidents + self._diverged(stats), context, sheet.facts)[:top]
+            scored = self._silent_matches(incidents + self._diverged(stats) + self._frozen(stats), context,
+                                          sheet.facts)[:top]
             if not (scored and scored[0].confidence >= threshold):
                 # a stop mid-run is said, as a suspicion whose confidence stays under the threshold
                 scored = self._stalled(stats, context, sheet.facts)[:top] or scored
@@ -168,12 +171,21 @@ class Engine:
         lines = [line for label, tail, last in stats.tails if (line := diverged(tail, label, last))]
         return [Incident(kind="warning", lines=[line], ranks=[line.rank] if line.rank else []) for line in lines]
 
+    @staticmethod
+    def _frozen(stats: ReadStats) -> list[Incident]:
+        """The inputs whose reported loss or evaluation metrics stopped moving (progress.frozen), each
+        as a warning on its last such line that states what repeats: a silent entry names it."""
+        found = [f for label, tail, last in stats.tails if (f := frozen(tail, label, last))]
+        return [Incident(kind="warning", lines=[line], ranks=[line.rank] if line.rank else [],
+                         chain=[Exc(None, said, line)]) for line, said in found]
+
     def _silent_matches(self, incidents: list[Incident], context: list[Line], facts: dict) -> list[Scored]:
         """A run that did not fail can still have gone wrong: score the warnings that carry a silent
         entry's trigger phrase against the silent entries, best first."""
         best: dict[str, Scored] = {}
         for inc in incidents:
-            if inc.kind == "warning" and any(p in line.text for p in self._silent_phrases for line in inc.lines[:4]):
+            said = [line.text for line in inc.lines[:4]] + [e.message for e in inc.chain]
+            if inc.kind == "warning" and any(p in text for p in self._silent_phrases for text in said):
                 for s in self.matcher.score(inc, context, facts):
                     if s.entry.silent and STALL_TAG not in s.entry.tags and s.signals \
                             and s.confidence > getattr(best.get(s.entry.id), "confidence", -1):

@@ -61,6 +61,100 @@ def diverged(tail: bytes, path: str, last_lineno: int) -> Line | None:
     return None
 
 
+# A reported loss or evaluation metric with four decimals or more, for repeats: a healthy run's loss never
+# prints the same four-decimal value step after step (each batch differs), so exact repeats say the
+# weights did not change. tqdm postfixes and loop prints count here ("Epoch 2, Step 3, Loss: 0.9670"):
+# only the repetition decides, not the size. eval_loss is an evaluation's, read with the metrics.
+_TRAIN_LOSS = re.compile(r"""(?<![\w.])(?:train_|total_)?[Ll]oss(?:['"]\s{0,4}:\s{0,4}|\s{0,40}=\s{0,40}|: {1,4})"""
+                         r"(?P<value>-?\d{1,12}\.\d{4,40})(?![\d.])")
+_EVAL_METRIC = re.compile(r"""['"](?P<key>(?:eval_)?(?:loss|acc(?:uracy)?|f1|precision|recall|auc|bleu|exact_match))['"]"""
+                          r"\s{0,4}:\s{0,4}(?P<value>-?\d{1,6}\.\d{6,40})(?![\d.])")
+FROZEN_STEPS = 4  # the same training loss this many times in a row, or this many steps replayed
+FROZEN_DIGITS = 4  # significant digits a repeated value needs (a converged 0.0001 repeats by itself)
+FROZEN_EVALS = 3  # evaluations whose metrics (two at least) are all unchanged
+
+
+def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
+    """The last line of a run whose reported numbers stopped moving, and what it says, when the end of
+    one input (`tail`, whose last line is `last_lineno`) shows it: the training loss at one value for
+    its last FROZEN_STEPS reports or more (with FROZEN_DIGITS significant digits: not 0, the loss-zero
+    entry's, nor a converged 0.0001), the loss replaying the
+    steps of the previous epoch value for value, or two evaluation metrics or more unchanged over
+    FROZEN_EVALS evaluations. Exact repeats of four-decimal numbers say the weights were not updated."""
+    losses: list[tuple[int, str]] = []  # (line index, value) in order
+    evals: list[tuple[int, tuple]] = []  # (line index, ((key, value), ...)) of lines with two metrics or more
+    lines = _last_lines(tail)
+    for i, raw in enumerate(lines):
+        if "oss" not in raw and "acc" not in raw and "f1" not in raw:
+            continue
+        head = raw[:4096]
+        found = [m for m in _EVAL_METRIC.finditer(head)]
+        if len(found) >= 2:
+            evals.append((i, tuple((m.group("key"), m.group("value")) for m in found)))
+        elif not any(m.group("key").startswith("eval_") for m in found):
+            m = _TRAIN_LOSS.search(head)
+            if m and _significant(m.group("value")) >= FROZEN_DIGITS:
+                losses.append((i, m.group("value")))
+    said = _constant(losses) or _replayed(losses) or _constant_evals(evals)
+    if said is None:
+        return None
+    i, text = said
+    c = clean(lines[i])
+    return Line(path, last_lineno - (len(lines) - 1 - i), c.text, c.rank, c.host), text
+
+
+def _significant(value: str) -> int:
+    """Significant digits of a decimal as printed: '0.6932' 4, '0.0012' 2, '0.0000' 0."""
+    return len(value.lstrip("-").replace(".", "").lstrip("0"))
+
+
+def _constant(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
+    run = 0
+    for _, value in reversed(losses):
+        if value != losses[-1][1]:
+            break
+        run += 1
+    if run >= FROZEN_STEPS:
+        return losses[-1][0], f"the training loss is {losses[-1][1]} at each of the last {run} steps it reports"
+    return None
+
+
+def _replayed(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The last losses equal, one for one, those a fixed number of steps before them (an epoch
+    replayed), over FROZEN_STEPS steps or more and three distinct values at least."""
+    values = [v for _, v in losses]
+    for period in range(2, len(values) - FROZEN_STEPS + 1):
+        run = 0
+        for k in range(len(values) - 1, period - 1, -1):
+            if values[k] != values[k - period]:
+                break
+            run += 1
+        if run >= FROZEN_STEPS and len(set(values[-run:])) >= 3:
+            return losses[-1][0], (f"the training loss repeats, value for value, the {period} steps reported before "
+                                   f"(the last {run} steps)")
+    return None
+
+
+def _constant_evals(evals: list[tuple[int, tuple]]) -> tuple[int, str] | None:
+    """The last evaluations' metrics all equal the first of them (the last line may be cut mid-number:
+    a value equal to another's beginning, with FROZEN_DIGITS significant digits, is the same value)."""
+    run = 0
+    for _, metrics in reversed(evals):
+        if not _same_metrics(metrics, evals[-FROZEN_EVALS][1] if len(evals) >= FROZEN_EVALS else evals[0][1]):
+            break
+        run += 1
+    if run < FROZEN_EVALS:
+        return None
+    shown = ", ".join(f"{k} {v}" for k, v in evals[-run][1])
+    return evals[-1][0], f"the evaluation metrics are unchanged over the last {run} evaluations ({shown})"
+
+
+def _same_metrics(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(ka == kb and (va.startswith(vb) or vb.startswith(va))
+                                    and _significant(min(va, vb, key=len)) >= FROZEN_DIGITS
+                                    for (ka, va), (kb, vb) in zip(a, b))
+
+
 def _last_lines(tail: bytes) -> list[str]:
     """The last TAIL_LINES lines of an input's end."""
     lines = tail.decode("utf-8", "replace").split("\n")

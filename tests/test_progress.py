@@ -6,10 +6,11 @@ real lines around them."""
 import gzip
 import os
 import time
+from pathlib import Path
 
-from vlkb.analyzer.progress import TAIL_BYTES, diverged, stall
+from vlkb.analyzer.progress import TAIL_BYTES, diverged, frozen, stall
 from vlkb.kb import fixtures as fx
-from vlkb.kb.loader import shipped_dir
+from vlkb.kb.loader import load, shipped_dir
 
 HANG = fx.parse(shipped_dir() / "run-hang" / "run-hang.pos-llamafactory-ends-after-10h.log")
 # the HF Trainer's end-of-training summary (transformers Trainer.train -> self.log(metrics))
@@ -115,3 +116,39 @@ def test_only_the_last_reported_loss_decides():
     for other in ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4294967296, reducing to 2147483648",
                   " 12%|#2        | 10/82 [20:38<2:24:23, 120.33s/it, loss=341889.875]"):
         assert diverged((other + "\n").encode(), "x.log", 1) is None
+
+
+HEALTHY = Path(__file__).resolve().parent.parent / "data" / "corpus" / "healthy"
+# real runs whose numbers stopped moving (training-not-learning fixtures: TRL DPO at ln 2, an epoch
+# replayed, a classifier's metrics frozen)
+FROZEN = {p.name: fx.parse(p) for p in sorted((shipped_dir() / "training-not-learning").glob("*.pos-*.log"))}
+
+
+def test_numbers_that_stop_moving_are_a_suspicion_that_the_run_does_not_learn(engine, tmp_path):
+    for name, fixture in FROZEN.items():
+        path = tmp_path / "train.log"
+        path.write_text(fixture.text)
+        d = engine.diagnose([str(path)])
+        assert d.verdict == "suspicious" and d.named.entry.id == "training-not-learning", name
+        assert d.named.incident.first.lineno == fixture.match_line, name
+
+
+def test_repeats_need_four_reports_and_four_digits():
+    """Three equal losses, a loss of 0 (the loss-zero entry's) or a converged 0.0001 say nothing; the
+    fourth equal four-digit loss does. Lines of the TRL fixture, whose losses are all 0.6932."""
+    line = FROZEN["training-not-learning.pos-trl-dpo-loss-ln2-rewards-zero.log"].text.splitlines()[-1]
+    assert frozen(("\n".join([line] * 3) + "\n").encode(), "x.log", 3) is None
+    found = frozen(("\n".join([line] * 4) + "\n").encode(), "x.log", 4)
+    assert found is not None and found[0].lineno == 4 and "0.6932 at each of the last 4 steps" in found[1]
+    for small in ("0.0", "0.0001"):
+        other = line.replace("'loss': 0.6932", f"'loss': {small}")
+        assert frozen(("\n".join([other] * 6) + "\n").encode(), "x.log", 6) is None
+
+
+def test_no_other_fixture_and_no_healthy_log_has_frozen_numbers():
+    """Every positive fixture of every other entry, its negatives and the healthy corpus: a loss that moves
+    never reads as frozen."""
+    texts = {p.name: fx.parse(p).text.encode() for e in load() if e.id != "training-not-learning" for p in e.fixtures}
+    texts |= {p.name: p.read_bytes() for p in sorted(HEALTHY.glob("*.log"))}
+    assert len(texts) > 1500
+    assert not [name for name, text in texts.items() if frozen(text[-TAIL_BYTES:], name, 1)]
