@@ -51,8 +51,6 @@ KNOWN_GAPS = {
                                    "line; words too common to read as a failure",
     "cases/minigpt4-354.log": "webdataset warnings wrapping a skipped sample's ValueError and 'Loaded 0 records', "
                               "then the paste ends: an empty dataset that no error line states",
-    "cases/trl-1311.log": "DPO metric lines with rewards stuck at 0.0 and the loss at ln 2: no error line; a silent "
-                          "entry would name it",
     "cases/unsloth-6294.log": "Unsloth Studio's path sandbox refusing a job ('path escapes root: <dir> is not under "
                               "<dir>') in plain words, no error, exception or exit line",
     "cases/pytorchlightning-3291.log": "two RuntimeWarnings that the checkpoint was not saved; the run itself goes on",
