@@ -1,4 +1,6 @@
-"""Where a run stopped when its log holds no failure: the last progress it reported, if the log ends there.
+"""What the end of a log says when it holds no failure: where the run stopped (the last progress it
+reported, if the log ends there), whether its loss blew up (`diverged`), whether its numbers stopped
+moving (`frozen`).
 
 A job that hangs (a collective no rank completes, a dataloader worker deadlock) or is killed without a
 trace (the kernel's OOM killer on a container, a scheduler's time limit, a dropped SSH session) leaves
@@ -78,9 +80,9 @@ def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
     """The last line of a run whose reported numbers stopped moving, and what it says, when the end of
     one input (`tail`, whose last line is `last_lineno`) shows it: the training loss at one value for
     its last FROZEN_STEPS reports or more (with FROZEN_DIGITS significant digits: not 0, the loss-zero
-    entry's, nor a converged 0.0001), the loss replaying the
-    steps of the previous epoch value for value, or two evaluation metrics or more unchanged over
-    FROZEN_EVALS evaluations. Exact repeats of four-decimal numbers say the weights were not updated."""
+    entry's, nor a converged 0.0001), the loss replaying the steps of the previous epoch value for
+    value, or two evaluation metrics or more unchanged over FROZEN_EVALS evaluations. Exact repeats of
+    four-digit numbers say the weights were not updated."""
     losses: list[tuple[int, str]] = []  # (line index, value) in order
     evals: list[tuple[int, tuple]] = []  # (line index, ((key, value), ...)) of lines with two metrics or more
     lines = _last_lines(tail)
@@ -88,7 +90,7 @@ def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
         if "oss" not in raw and "acc" not in raw and "f1" not in raw:
             continue
         head = raw[:4096]
-        found = [m for m in _EVAL_METRIC.finditer(head)]
+        found = list(_EVAL_METRIC.finditer(head))
         if len(found) >= 2:
             evals.append((i, tuple((m.group("key"), m.group("value")) for m in found)))
         elif not any(m.group("key").startswith("eval_") for m in found):
