@@ -131,8 +131,10 @@ RECORD_START = re.compile(
 # build's output; a CI runner stamps each line). It says what the build lacked; the exception that
 # follows (torch's "Error building extension 'cpu_adam'") says which op, and is elected first.
 # Hydra's notice that the @hydra.main job raised ("Error executing job with overrides: ['trainer.n_gpus=8',
-# ...]"): a failure when the paste stops there, else the traceback it prints next says what failed.
-HYDRA_JOB = re.compile(r"^Error executing job with overrides: \[")
+# ...]"): a failure when the paste stops there, else the traceback it prints next says what failed. Hydra
+# refusing a command-line override before the job runs ("Error merging override +a.j=2", then the reason)
+# ends the run as well.
+HYDRA_JOB = re.compile(r"^Error executing job with overrides: \[|^Error merging override \S")
 BUILD_ERROR = re.compile(
     r"(?:^|\s)(?:[^\s:]{1,300}\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d{1,7}:(?:\d{1,5}:)?|<command-line>:) (?:fatal )?error: "
     r"|(?:^|\s)error: command '[^']{1,300}' failed with exit (?:code|status) \d"
@@ -352,6 +354,10 @@ STANDALONE = [
     # prints benign ones), and so is pip's resolver notice, which heads many notebook logs of runs that
     # went on fine.
     ("logged", re.compile(
+        # Ray: an actor whose __init__ raised ("Exception raised in creation task: The actor died because of an
+        # error raised in its creation task, ray::LLMRayActor.__init__() ..."; ray/exceptions.py): the
+        # exception it wraps, when the paste has it, is the failure
+        r"^.{0,200}?Exception raised in creation task: The actor died because of an error raised in its creation task|"
         r"^(?!ERROR: pip's )(?:(?:LAUNCH )?\[?(?:ERROR|CRITICAL|FATAL)\b(?!\]?\s*$)"  # Paddle's launcher: "LAUNCH ERROR <time> ..."
         # a C/C++ tool's fatal message in lower case (llama.cpp's finetune/export-lora: "error: unexpectedly
         # reached end of file"; git's and cargo's "error: ..."), words after it

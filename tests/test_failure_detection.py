@@ -256,6 +256,11 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "fluid/platform/nccl_helper.h:93]",
     # VS Code's debugger stopped on the exception (huggingface/diffusers#3405)
     "Exception has occurred: AssertionError",
+    # a Ray actor whose __init__ raised, vLLM's engine in OpenRLHF (OpenRLHF/OpenRLHF#679)
+    "(LLMRayActor pid=427151) Exception raised in creation task: The actor died because of an error raised in its "
+    "creation task, ray::LLMRayActor.__init__() (pid=427151, ip=10.181.130.26, actor_id=739ab55c",
+    # Hydra refusing an override before the job runs (hydra-ecosystem/hydra#1515)
+    "Error merging override +a.j=2",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
