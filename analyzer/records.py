@@ -6,11 +6,11 @@ every line because some stream is inside a record.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from . import patterns as P
+from . import recordlines as L
 from .clock import line_time
 from .memo import Memo
 from .model import Exc, Frame, Incident, Line
@@ -53,26 +53,6 @@ class _Open:
     ipython: bool = False  # IPython's traceback: blank lines between frames, the exception at the end
     prefix: str = ""  # the shape of a job runner's prefix before "Traceback", digits as 0: stripped from its lines
     since_frame: int = 0  # lines since the last frame (or the header)
-
-
-def _exception_line(text: str, strict: bool) -> tuple[str, str] | None:
-    """(type, message) when `text` is a Python exception line."""
-    if not text or text[0].isspace():
-        return None
-    m = P.EXC_LINE.match(text.rstrip())
-    if not m:
-        return None
-    has_colon = m.group("msg") is not None
-    if strict and not has_colon and not P.BARE_EXC.match(text):
-        return None
-    if not (has_colon or P.EXC_SUFFIX.search(m.group("name"))):
-        return None
-    if strict and not P.EXC_SUFFIX.search(m.group("name")) \
-            and not (P.QUALIFIED_TYPE.match(m.group("type")) and (m.group("msg") or "").strip()):
-        return None
-    if m.group("name") in ("Error", "Exception") and not (m.group("msg") or "").strip():
-        return None  # a user's "Error:" heading, not a raised exception
-    return m.group("type"), (m.group("msg") or "").strip()
 
 
 class RecordParser:
@@ -122,7 +102,7 @@ class RecordParser:
         known = self._memo.get(key)
         if known is not None:
             if known:
-                return self._emit(self._stamped(Incident(kind=known, lines=[line], ranks=_ranks(line))))
+                return self._emit(self._stamped(Incident(kind=known, lines=[line], ranks=L.ranks(line))))
             return NOTHING
         return self._classify(line, key)
 
@@ -136,38 +116,38 @@ class RecordParser:
         if not found and text.lstrip().startswith('File "') and len(P.FLAT_FRAME.findall(text, 0, 2048)) >= 2:
             return self._flattened(line, full[:16 * CLASSIFY_CHARS])  # the same, its header cut off
         if found:
-            inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
+            inc = Incident(kind="traceback", lines=[line], ranks=L.ranks(line))
             m = P.IPYTHON_HEADER.match(text)
             if m:  # IPython names the exception first; its message comes at the end
                 inc.chain.append(Exc(m.group("type"), "", line))
             self._open[line.stream] = _Open(inc, "frames", in_box=text.lstrip()[:1] in "╭│|─",
-                                            ipython=m is not None, prefix=_prefix_shape(text[:found.start()]))
+                                            ipython=m is not None, prefix=L.prefix_shape(text[:found.start()]))
             return
         if P.THREAD_EXC.match(text):  # threading's header: the thread's traceback follows
-            inc = Incident(kind="traceback", lines=[line], ranks=_ranks(line))
+            inc = Incident(kind="traceback", lines=[line], ranks=L.ranks(line))
             self._open[line.stream] = _Open(inc, "chain")
             return
         m = P.RICH_PATH_FRAME.match(text) or (text[:1] == "│" and P.RICH_FRAME.match(text))
         if m:  # a rich traceback box whose top the excerpt lost (its row may be a wrapped path's tail)
-            inc = Incident(kind="traceback", lines=[line], frames=[_frame(m)], ranks=_ranks(line))
+            inc = Incident(kind="traceback", lines=[line], frames=[L.frame(m)], ranks=L.ranks(line))
             self._open[line.stream] = _Open(inc, "frames", in_box=True)
             return
         if P.frame_match(text):  # frames whose "Traceback" header the excerpt or interleaving lost
-            inc = Incident(kind="traceback", lines=[], ranks=_ranks(line))
+            inc = Incident(kind="traceback", lines=[], ranks=L.ranks(line))
             self._open[line.stream] = op = _Open(inc, "frames")
             self._in_frames(op, line)
             return
         m = P.DEBUGGER_EXC.match(text)
         if m:  # the message follows on the next line, then the frames
-            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(m.group("type"), "", line)])
+            inc = Incident(kind="error", lines=[line], ranks=L.ranks(line), chain=[Exc(m.group("type"), "", line)])
             self._open[line.stream] = _Open(inc, "debugger")
             return
         m = P.NOTEBOOK_NAME.match(text)
         if m:  # the message follows on the next line
-            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(m.group("type"), "", line)])
+            inc = Incident(kind="error", lines=[line], ranks=L.ranks(line), chain=[Exc(m.group("type"), "", line)])
             self._open[line.stream] = _Open(inc, "notebook")
             return
-        exc = _exception_line(full if len(full) <= CLASSIFY_CHARS else text, strict=True)
+        exc = L.exception_line(full if len(full) <= CLASSIFY_CHARS else text, strict=True)
         if exc is not None and len(full) > CLASSIFY_CHARS:  # the type leads the line: the message is the rest
             exc = (exc[0], full[len(exc[0]):].lstrip(":").strip())
         if exc is None:
@@ -180,7 +160,7 @@ class RecordParser:
                 # without its exception type whose telling part follows (P.MESSAGE_FOLLOWS)
                 exc = (None, full.strip())
         if exc is not None:
-            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(exc[0], exc[1], line)])
+            inc = Incident(kind="error", lines=[line], ranks=L.ranks(line), chain=[Exc(exc[0], exc[1], line)])
             self._open[line.stream] = _Open(inc, "message")
             return
         kind = standalone_kind(text[:STANDALONE_CHARS], warnings=True)
@@ -188,9 +168,9 @@ class RecordParser:
             kind = None  # a logged error the KB knows by its words is read as the error it states
         if kind:
             self._memo.remember(key, kind)
-            return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=_ranks(line))))
+            return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=L.ranks(line))))
         if self._signature is not None and self._signature.search(text) and not P.RAISE_LINE.match(text):
-            inc = Incident(kind="error", lines=[line], ranks=_ranks(line), chain=[Exc(None, full.strip(), line)])
+            inc = Incident(kind="error", lines=[line], ranks=L.ranks(line), chain=[Exc(None, full.strip(), line)])
             self._open[line.stream] = _Open(inc, "message")
             return None
         self._memo.remember(key, "")
@@ -200,7 +180,7 @@ class RecordParser:
         """A traceback whose newlines a paste turned into spaces (Markdown outside a code block):
         its frames and its exception are read from the one line."""
         found = list(P.FLAT_FRAME.finditer(rest))
-        inc = Incident(kind="traceback", lines=[line], frames=[_frame(m) for m in found], ranks=_ranks(line))
+        inc = Incident(kind="traceback", lines=[line], frames=[L.frame(m) for m in found], ranks=L.ranks(line))
         tail = rest[found[-1].end():] if found else rest
         m = P.FLAT_EXC.search(tail)
         if m:
@@ -209,10 +189,10 @@ class RecordParser:
 
     # ---- continuing records: return False when the line does not belong here -----------------
     def _continue(self, op: _Open, line: Line) -> bool:
-        if op.prefix and _prefix_shape(line.text[:len(op.prefix)]) == op.prefix:
+        if op.prefix and L.prefix_shape(line.text[:len(op.prefix)]) == op.prefix:
             line = replace(line, text=line.text[len(op.prefix):])
         elif op.prefix and op.state == "frames" and not op.incident.frames:
-            op.prefix = _shorter_prefix(op.prefix, line.text)
+            op.prefix = L.shorter_prefix(op.prefix, line.text)
             if op.prefix:
                 line = replace(line, text=line.text[len(op.prefix):])
         handler = {"frames": self._in_frames, "message": self._in_message,
@@ -264,7 +244,7 @@ class RecordParser:
             if len(inc.frames) >= MAX_FRAMES:
                 del inc.frames[MAX_FRAMES // 4]
                 self.cut_frames += 1
-            inc.frames.append(_frame(m))
+            inc.frames.append(L.frame(m))
             self._add(op, line)
             op.since_frame = 0
             return True
@@ -280,7 +260,7 @@ class RecordParser:
                 inc.frames[-1] = Frame(f.file, f.lineno, m.group(1))
             self._add(op, line)
             return True
-        exc = _exception_line(text, strict=False) or _pytest_exception(text)
+        exc = L.exception_line(text, strict=False) or L.pytest_exception(text)
         if exc is not None:
             inc.chain.append(Exc(exc[0], exc[1], line))
             self._add(op, line)
@@ -378,66 +358,16 @@ class RecordParser:
     def _finish(self, op: _Open) -> None:
         inc = op.incident
         self._open.pop(inc.first.stream, None)
-        if inc.kind == "traceback" and not inc.frames and not inc.chain and not _cut_in_first_frame(inc):
+        if inc.kind == "traceback" and not inc.frames and not inc.chain and not L.cut_in_first_frame(inc):
             # a lone "Traceback (most recent call last):" says only that something raised: it is kept as
             # that header alone (the lines after it are not its frames), ranked under any failure the
             # log states (elect), and never lets the run be called clean
             del inc.lines[1:]
         if inc.kind == "error" and inc.frames and P.DEBUGGER_EXC.match(inc.first.text):
             inc.frames.reverse()  # VS Code lists the innermost frame first; the model keeps it last
-        _read_root_cause(inc)
+        L.read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)
-
-
-def _cut_in_first_frame(inc: Incident) -> bool:
-    """A traceback header whose first frame the excerpt cut ('  File "/home/u/proj', even '  Fi'), or
-    flattened onto the header's own line by a paste that lost the newlines; a thread's exception header
-    ("Exception in thread Thread-5:") however little of its traceback follows."""
-    first = inc.lines[0].text
-    if P.THREAD_EXC.match(first):
-        return True
-    found = P.TRACEBACK.search(first)
-    if found and 'File "' in first[found.end():]:
-        return True
-    nxt = next((line.text.strip() for line in inc.lines[1:3] if line.text.strip()), "")
-    return bool(nxt) and (P.CUT_FRAME.match(nxt) is not None or 'File "'.startswith(nxt)
-                          or "Traceback (most recent call last):".startswith(nxt))
-
-
-def _pytest_exception(text: str) -> tuple[str, str] | None:
-    """pytest's exception line, "E       RuntimeError: msg", as (type, message)."""
-    m = P.PYTEST_EXC.match(text)
-    return _exception_line(text[m.end():], strict=True) if m else None
-
-
-def _frame(m: re.Match) -> Frame:
-    """A frame from any of the frame patterns (groups file, line and func)."""
-    return Frame(m.group("file"), int(m.group("line") or 0), (m.group("func") or "").strip())
-
-
-_DIGITS = re.compile(r"\d")
-
-
-def _prefix_shape(head: str) -> str:
-    """A job runner's prefix on every line (`2023-04-29 06:01:12.977 [177/train/578 (pid 1)] [id] `),
-    digits masked, so the traceback's own lines can be read under it; "" when there is none to strip.
-    Rank prefixes were already removed, and an indented or boxed header has no prefix."""
-    if len(head) < 8 or not head.endswith(" ") or "─" in head or head[0] in "│╭":
-        return ""
-    if head[0] in " |" and sum(ch.isdigit() for ch in head) < 6:
-        return ""  # indentation, or a table's cell without a time stamp in it (a log console's export has one)
-    return _DIGITS.sub("0", head)
-
-
-def _shorter_prefix(prefix: str, text: str) -> str:
-    """The header's prefix held more than its frames' (a logger's prefix, then the server's own
-    "[2024-11-14 22:16:37 TP0] " before "Traceback"): the longest part of it, cut after a space, that
-    the first frame line starts with, when a frame follows it; else ""."""
-    for end in range(len(prefix) - 1, 7, -1):
-        if prefix[end - 1] == " " and _prefix_shape(text[:end]) == prefix[:end] and P.frame_match(text[end:]):
-            return prefix[:end]
-    return ""
 
 
 def _shortened(text: str) -> str:
@@ -445,18 +375,3 @@ def _shortened(text: str) -> str:
     return f"{text[:MAX_KEPT_CHARS - _KEPT_TAIL]} … [{cut} characters cut] … {text[-_KEPT_TAIL:]}"
 
 
-def _ranks(line: Line) -> list[str]:
-    return [line.who] if line.who is not None else []
-
-
-def _read_root_cause(inc: Incident) -> None:
-    """torchrun's ChildFailedError names the rank that failed first, and how it died."""
-    in_root = False
-    for line in inc.lines:
-        if P.ROOT_CAUSE.search(line.text):
-            in_root = True
-        elif in_root:
-            m = P.BLOCK_RANK.match(line.text)
-            if m:
-                inc.root_rank = m.group(1)
-                return
