@@ -25,7 +25,7 @@ from . import defining, tfidf
 from .elect import elect
 from .fold import Collector
 from .lead import STDLIB
-from .match import incident_tokens
+from .incidenttext import incident_tokens
 from .model import Incident
 from .reader import ReadStats, Source
 from .records import RecordParser

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from vlkb.analyzer import tfidf
-from vlkb.analyzer.match import SHORTLIST, candidates, incident_document
+from vlkb.analyzer.incidenttext import candidates, incident_document
+from vlkb.analyzer.match import SHORTLIST
 from vlkb.analyzer.regexinfo import required_literals
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load
