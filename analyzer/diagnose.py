@@ -184,8 +184,10 @@ class Engine:
         entry's trigger phrase against the silent entries, best first."""
         best: dict[str, Scored] = {}
         for inc in incidents:
+            if inc.kind != "warning":
+                continue
             said = [line.text for line in inc.lines[:4]] + [e.message for e in inc.chain]
-            if inc.kind == "warning" and any(p in text for p in self._silent_phrases for text in said):
+            if any(p in text for p in self._silent_phrases for text in said):
                 for s in self.matcher.score(inc, context, facts):
                     if s.entry.silent and STALL_TAG not in s.entry.tags and s.signals \
                             and s.confidence > getattr(best.get(s.entry.id), "confidence", -1):

@@ -138,11 +138,15 @@ def _replayed(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
 
 
 def _constant_evals(evals: list[tuple[int, tuple]]) -> tuple[int, str] | None:
-    """The last evaluations' metrics all equal the first of them (the last line may be cut mid-number:
-    a value equal to another's beginning, with FROZEN_DIGITS significant digits, is the same value)."""
+    """The last evaluations' metrics all equal those FROZEN_EVALS evaluations back (the last line may be
+    cut mid-number: a value equal to another's beginning, with FROZEN_DIGITS significant digits, is the
+    same value)."""
+    if len(evals) < FROZEN_EVALS:
+        return None
+    reference = evals[-FROZEN_EVALS][1]
     run = 0
     for _, metrics in reversed(evals):
-        if not _same_metrics(metrics, evals[-FROZEN_EVALS][1] if len(evals) >= FROZEN_EVALS else evals[0][1]):
+        if not _same_metrics(metrics, reference):
             break
         run += 1
     if run < FROZEN_EVALS:

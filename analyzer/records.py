@@ -53,6 +53,7 @@ class _Open:
     ipython: bool = False  # IPython's traceback: blank lines between frames, the exception at the end
     prefix: str = ""  # the shape of a job runner's prefix before "Traceback", digits as 0: stripped from its lines
     since_frame: int = 0  # lines since the last frame (or the header)
+    innermost_first: bool = False  # VS Code's debugger lists the frames innermost first
 
 
 class RecordParser:
@@ -140,7 +141,7 @@ class RecordParser:
         m = P.DEBUGGER_EXC.match(text)
         if m:  # the message follows on the next line, then the frames
             inc = Incident(kind="error", lines=[line], ranks=L.ranks(line), chain=[Exc(m.group("type"), "", line)])
-            self._open[line.stream] = _Open(inc, "debugger")
+            self._open[line.stream] = _Open(inc, "debugger", innermost_first=True)
             return
         m = P.NOTEBOOK_NAME.match(text)
         if m:  # the message follows on the next line
@@ -363,8 +364,8 @@ class RecordParser:
             # that header alone (the lines after it are not its frames), ranked under any failure the
             # log states (elect), and never lets the run be called clean
             del inc.lines[1:]
-        if inc.kind == "error" and inc.frames and P.DEBUGGER_EXC.match(inc.first.text):
-            inc.frames.reverse()  # VS Code lists the innermost frame first; the model keeps it last
+        if op.innermost_first:
+            inc.frames.reverse()  # the model keeps the innermost frame last
         L.read_root_cause(inc)
         self._stamp(inc)
         self._emit(inc)
