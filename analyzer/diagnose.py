@@ -5,6 +5,7 @@ import os
 import re
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from . import tfidf
 from .elect import elect
@@ -92,7 +93,8 @@ class Engine:
     """A loaded KB with its index (vlkb.kb.load_engine builds one); reuse one for many diagnoses."""
 
     def __init__(self, entries: list, idf: dict, vectors: dict, calibration: Calibration,
-                 literals: dict | None = None):
+                 literals: dict | None = None, cache_dir: Path | None = None):
+        """`cache_dir`: where compiled matchers may be kept between runs (analyzer/trigger.py)."""
         self.entries = entries
         self.calibration = calibration
         self.matcher = Matcher(entries, idf, vectors, calibration, literals)
@@ -101,7 +103,7 @@ class Engine:
         phrases = sorted({t for e in entries if not e.silent for t in e.triggers})
         self.signature = Phrases(phrases) if phrases else None
         self.trigger = Trigger(b"|".join(
-            [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)]))
+            [TRIGGER.pattern, *trigger_pieces(), *(re.escape(p.encode()) for p in phrases)]), cache_dir=cache_dir)
 
     def diagnose(self, inputs: list[str], top: int = 3, jobs: int | None = None) -> Diagnosis:
         """`jobs`: processes that read a large regular file (scan.scan): 1, 2, or None to decide."""

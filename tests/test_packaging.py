@@ -81,6 +81,29 @@ def test_shipped_index_is_fresh():
     assert index["fingerprint"] == fingerprint(load()), "KB changed since the index was built: run `vlkb kb fit`"
 
 
+def test_the_index_is_read_through_a_marshal_copy_that_equals_the_json(tmp_path):
+    """The start-up copy of the index (kb/loader.read_index) holds what the JSON holds; a copy that is
+    cut or not marshal at all is read from the JSON again and rewritten; another index file (a refit)
+    gets its own copy, never the old one."""
+    import json
+
+    from vlkb.kb.loader import index_path, read_index
+
+    expected = json.loads(index_path().read_text(encoding="utf-8"))
+    assert read_index(index_path(), tmp_path) == expected
+    (copy,) = tmp_path.glob("index-*.marshal")
+    good = copy.read_bytes()
+    assert read_index(index_path(), tmp_path) == expected
+    for bad in (good[: len(good) // 3], b"\x00not marshal", b""):
+        copy.write_bytes(bad)
+        assert read_index(index_path(), tmp_path) == expected
+        assert copy.read_bytes() == good
+    other = tmp_path / "index.json"
+    other.write_text(json.dumps({"fingerprint": "x", "docs": {}}), encoding="utf-8")
+    assert read_index(other, tmp_path) == {"fingerprint": "x", "docs": {}}
+    assert len(list(tmp_path.glob("index-*.marshal"))) == 2
+
+
 def test_stored_entries_were_validated_under_todays_schema():
     """Start-up skips validating a shipped entry that `kb fit` stored validated under the same schema
     and validator; after either changes, every entry is validated again at each start-up (slower, still

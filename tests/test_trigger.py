@@ -56,6 +56,29 @@ def test_hyperscan_runs_the_alternatives_themselves():
     assert fast.line_starts(chunk) == Trigger(regex, "re").line_starts(chunk) == [4 + len(near)]
 
 
+@pytest.mark.skipif("hyperscan" not in available_engines(), reason="hyperscan wheels exist for x86-64 Linux")
+def test_hyperscans_compiled_database_is_kept_and_a_bad_copy_is_compiled_over(tmp_path):
+    """With a cache folder the compiled database is written once and read back by the next run;
+    the lines found are the same. A cut or corrupted copy is refused by hyperscan, compiled over and
+    rewritten; a folder that cannot be written costs the cache, never the scan."""
+    regex = load_engine().trigger.regex
+    chunk = b"".join(_chunks())
+    expected = Trigger(regex, "hyperscan").line_starts(chunk)
+    assert Trigger(regex, "hyperscan", cache_dir=tmp_path).line_starts(chunk) == expected
+    (kept,) = tmp_path.glob("trigger-*.hsdb")
+    stamp = kept.stat().st_mtime_ns
+    assert Trigger(regex, "hyperscan", cache_dir=tmp_path).line_starts(chunk) == expected
+    assert kept.stat().st_mtime_ns == stamp  # read, not rewritten
+    good = kept.read_bytes()
+    for bad in (good[: len(good) // 2], good[:300] + bytes([good[300] ^ 0xFF]) + good[301:], b""):
+        kept.write_bytes(bad)
+        assert Trigger(regex, "hyperscan", cache_dir=tmp_path).line_starts(chunk) == expected
+        assert kept.read_bytes() == good
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert Trigger(regex, "hyperscan", cache_dir=blocked / "cache").line_starts(chunk) == expected
+
+
 def test_phrases_finds_what_the_alternation_finds():
     """The KB's trigger phrases through Aho-Corasick say what their regex alternation says, on fixture
     lines and on a lone surrogate (an unescaped JSON "\\ud83d"), which the automaton cannot encode."""

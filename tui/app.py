@@ -8,6 +8,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from vlkb.analyzer import Engine
+from vlkb.home import cache_dir
 from vlkb.kb import load_engine
 from vlkb.subproc import module_command
 
@@ -51,7 +52,7 @@ class VlkbApp(App):
         """The KB, loaded once (from the first screen or a worker, whichever asks first)."""
         with self._lock:
             if self._engine is None:
-                self._engine = load_engine(self.extra_kb)
+                self._engine = load_engine(self.extra_kb, cache_dir())
             return self._engine
 
     def on_mount(self) -> None:

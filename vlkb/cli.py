@@ -12,20 +12,31 @@ import sys
 import click
 
 from .clitools import CONTEXT, emit, fail, kb_option
-from .diff_cli import diff
-from .history_cli import history
-from .kb_cli import kb
-from .reports_cli import reports
-from .triage_cli import triage
-from .tui_cli import tui
-from .verify_cli import verify
 
 # --fail-on: which verdicts fail a CI step (exit 1)
 FAIL_ON = {"known": {"known", "suspicious"}, "unknown": {"unknown"}, "any": {"known", "suspicious", "unknown"},
            "never": set()}
 
 
-@click.group(context_settings=CONTEXT)
+# the other commands, imported when one is run or help lists them: `vlkb diagnose` needs none of them
+# (a fifth of its start-up on a small log)
+LAZY = {"kb": "kb_cli", "history": "history_cli", "reports": "reports_cli", "triage": "triage_cli",
+        "diff": "diff_cli", "verify": "verify_cli", "tui": "tui_cli"}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY and name not in self.commands:
+            import importlib
+
+            self.add_command(getattr(importlib.import_module(f"vlkb.{LAZY[name]}"), name))
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(package_name="vlkb")
 def cli() -> None:
     """Diagnose failed vision-language-model training runs from their logs.
@@ -75,10 +86,11 @@ def diagnose(inputs, fmt, top, extra_kb, color, no_color, fail_on, history_path,
       vlkb diagnose train.log --format sarif --history .vlkb-cache/history.db > vlkb.sarif
     """
     from vlkb.analyzer import InputError
+    from vlkb.home import cache_dir
     from vlkb.kb import EntryError, load_engine
 
     try:
-        engine = load_engine(list(extra_kb))
+        engine = load_engine(list(extra_kb), cache_dir())
         result = engine.diagnose(list(inputs), top=top, jobs=jobs)
     except (InputError, EntryError) as err:
         fail(str(err))
@@ -112,15 +124,6 @@ def _remember(result, path):
     except (OSError, sqlite3.Error) as err:
         result.stats.notes.append(f"history not recorded: {err}")
         return None
-
-
-cli.add_command(kb)
-cli.add_command(history)
-cli.add_command(reports)
-cli.add_command(triage)
-cli.add_command(diff)
-cli.add_command(verify)
-cli.add_command(tui)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -53,12 +53,13 @@ def diff(healthy, failed, fmt, limit, root, extra_kb) -> None:
 def _mark_root(result, failed: str, extra_kb) -> None:
     """Mark the root: the failed run diagnosed as `vlkb diagnose` would (a pipe cannot be read twice)."""
     from vlkb import diff as differ
+    from vlkb.home import cache_dir
     from vlkb.kb import EntryError, load_engine
 
     if failed == "-":
         return
     try:
-        d = load_engine(list(extra_kb)).diagnose([failed])
+        d = load_engine(list(extra_kb), cache_dir()).diagnose([failed])
     except EntryError as err:
         fail(str(err))
     differ.mark_root(result, d.root.quoted.text if d.root else None)

@@ -24,10 +24,11 @@ def reports() -> None:
 
 
 def _engine(extra_kb=()):
+    from vlkb.home import cache_dir
     from vlkb.kb import EntryError, load_engine
 
     try:
-        return load_engine(list(extra_kb))
+        return load_engine(list(extra_kb), cache_dir())
     except EntryError as err:
         fail(str(err))
 

@@ -55,6 +55,7 @@ def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_histo
     """
     from vlkb import triage as fleet
     from vlkb.analyzer import InputError
+    from vlkb.home import cache_dir
     from vlkb.kb import EntryError, load_engine
 
     if engine == "ray":
@@ -72,7 +73,7 @@ def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_histo
 
     try:
         jobs = fleet.find_jobs(list(paths), pattern)
-        kb = load_engine(list(extra_kb))
+        kb = load_engine(list(extra_kb), cache_dir())
     except (OSError, InputError, EntryError) as err:
         fail(str(err))
     if not jobs:
