@@ -12,6 +12,7 @@ from .elect import elect
 from .fold import Collector
 from .facts import Fact, FactSheet, trigger_pieces
 from .framework import SplitFix, detect, split_fix
+from .generation import GENERATED, degenerate
 from .lead import Lead, lead
 from .match import Calibration, Matcher, Scored
 from .model import Exc, Incident, Line
@@ -78,6 +79,8 @@ class Diagnosis:
             return ("No error in the log, but it stops mid-run with no end-of-training summary (a hang, a kill, "
                     "or a log cut short); last progress: ")
         if self.subject is not None and self.subject.chain and self.subject.chain[0].type is None:
+            if self.subject.chain[0].message.startswith(GENERATED):  # generation.degenerate
+                return "No step failed, but the output the log shows has degenerated: "
             return "No step failed, but the numbers it reports say the run may not be training: "  # progress.frozen
         return "No step failed, but a warning says the run may not be training: "
 
@@ -133,7 +136,7 @@ class Engine:
         facts = list(sheet.lines.values())
         context = facts + [i.first for i in incidents if i.kind == "warning"]
         if root is None:
-            scored = self._silent_matches(incidents + self._diverged(stats) + self._frozen(stats), context,
+            scored = self._silent_matches(incidents + self._diverged(stats) + self._statements(stats), context,
                                           sheet.facts)[:top]
             if not (scored and scored[0].confidence >= threshold):
                 # a stop mid-run is said, as a suspicion whose confidence stays under the threshold
@@ -174,10 +177,11 @@ class Engine:
         return [Incident(kind="warning", lines=[line], ranks=[line.rank] if line.rank else []) for line in lines]
 
     @staticmethod
-    def _frozen(stats: ReadStats) -> list[Incident]:
-        """The inputs whose reported loss or evaluation metrics stopped moving (progress.frozen), each
-        as a warning on its last such line that states what repeats: a silent entry names it."""
-        found = [f for label, tail, last in stats.tails if (f := frozen(tail, label, last))]
+    def _statements(stats: ReadStats) -> list[Incident]:
+        """What the end of each input says went wrong without a failure: numbers that stopped moving
+        (progress.frozen) or generated text looping (generation.degenerate), each as a warning on the
+        line it was read from, stating what repeats: a silent entry names it."""
+        found = [f for label, tail, last in stats.tails for read in (frozen, degenerate) if (f := read(tail, label, last))]
         return [Incident(kind="warning", lines=[line], ranks=[line.rank] if line.rank else [],
                          chain=[Exc(None, said, line)]) for line, said in found]
 

@@ -51,7 +51,7 @@ def diverged(tail: bytes, path: str, last_lineno: int) -> Line | None:
     """The last loss `tail` reports (the end of one input, whose last line is `last_lineno`), when it
     is 10^4 or more: the run ended with its loss blown up (loss-divergence). Only the end decides: a
     spike the run recovered from is not a divergence."""
-    for back, raw in enumerate(reversed(_last_lines(tail))):
+    for back, raw in enumerate(reversed(last_lines(tail))):
         if "loss" not in raw:
             continue
         c = clean(raw)
@@ -85,7 +85,7 @@ def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
     four-digit numbers say the weights were not updated."""
     losses: list[tuple[int, str]] = []  # (line index, value) in order
     evals: list[tuple[int, tuple]] = []  # (line index, ((key, value), ...)) of lines with two metrics or more
-    lines = _last_lines(tail)
+    lines = last_lines(tail)
     for i, raw in enumerate(lines):
         if "oss" not in raw and "acc" not in raw and "f1" not in raw:
             continue
@@ -161,7 +161,7 @@ def _same_metrics(a: tuple, b: tuple) -> bool:
                                     for (ka, va), (kb, vb) in zip(a, b))
 
 
-def _last_lines(tail: bytes) -> list[str]:
+def last_lines(tail: bytes) -> list[str]:
     """The last TAIL_LINES lines of an input's end."""
     lines = tail.decode("utf-8", "replace").split("\n")
     if lines and lines[-1] == "":
@@ -191,7 +191,7 @@ def stall(tail: bytes, path: str, last_lineno: int) -> Stall | None:
     """The last progress line of `tail` (the end of one input, whose last line is `last_lineno`)
     when the log ends on it: a bar short of its total, or metrics with no summary after them (two
     progress lines at least: a single dict is as likely a pasted example as a run that stopped)."""
-    cleaned = [clean(raw) for raw in _last_lines(tail)]  # each line cleaned once, read back to front
+    cleaned = [clean(raw) for raw in last_lines(tail)]  # each line cleaned once, read back to front
     progress_lines = None  # counted when a metrics line is met, at most once
     after = 0
     for back, c in enumerate(reversed(cleaned)):
