@@ -54,6 +54,8 @@ KNOWN_GAPS = {
     "cases/unsloth-6294.log": "Unsloth Studio's path sandbox refusing a job ('path escapes root: <dir> is not under "
                               "<dir>') in plain words, no error, exception or exit line",
     "cases/pytorchlightning-3291.log": "two RuntimeWarnings that the checkpoint was not saved; the run itself goes on",
+    "cases/arcee-ai-mergekit-52.log": "only the locals panel of a rich traceback (box-drawn name = value lines), its "
+                                      "frames and exception cut off",
 }
 
 
