@@ -226,6 +226,9 @@ STANDALONE = [
         r"|\*\*\* SIG[A-Z]{3,5} (?:received|\(@)"  # absl/glog failure handlers (Ray, TensorFlow, Paddle)
         # faulthandler's dump of every thread after a fatal signal (its first line may be cut off)
         r"|^(?:Current thread|Thread) 0x[0-9a-f]{6,16} \(most recent call first\):"
+        # and the list of extension modules it ends with (Python 3.10+, "Extension modules: numpy.core._multiarray_umath,
+        # ..., regex._regex (total: 96)"), which a paste may keep alone, its header cut off
+        r"|(?:^Extension modules: |, )[A-Za-z_]\w{0,60}(?:\.\w{1,60}){1,6} \(total: \d{1,5}\)\s*$"
     )),
     # launchers reporting that a child failed (cascade unless nothing else explains it)
     ("launcher", re.compile(
@@ -291,6 +294,9 @@ STANDALONE = [
         # assert ("Assertion failed: (input_size == 3), function f, file x.m, line 130."); an MPSGraph op
         # that rejects its operands ("error: 'mps.multiply' op operands don't have broadcast-compatible shapes")
         r"|^\S{1,100}\.pl: (?:\d{1,7} / \d{1,7} failed|job failed), log is in \S"
+        # requests refusing an HTTP answer (models.py raise_for_status: "422 Client Error: Unprocessable Entity for
+        # url: https://api.bfl.ai/v1/finetune"), whatever a logger put before it
+        r"|\b[45]\d\d (?:Client|Server) Error: .{0,200}? for url: \S"
         r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
         r"|^error: 'mps\.\w{1,60}' op "
         # glibc's assert() ("python: ../nptl/pthread_mutex_lock.c:81: __pthread_mutex_lock: Assertion
@@ -411,7 +417,7 @@ TRIGGER = re.compile(
     rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
     rb"|corrupted double-linked|malloc_consolidate\(\): |Check failed: |Begin stack trace |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
     rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS ="
-    rb"|Failed to validate prompt|prompt_outputs_failed_validation"
+    rb"|Failed to validate prompt|prompt_outputs_failed_validation|\(total: "
     # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")
     rb"|failed assertion `|errored: |killing sweep|\(failed |abort  |bus error  |segmentation fault  |trace trap  |illegal hardware instruction|floating point exception"
     rb"|" + "进程已结束".encode() + "|发生异常: ".encode()

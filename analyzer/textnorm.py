@@ -54,8 +54,9 @@ _KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
 _RAY = re.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?:, rank=\d{1,6})?(?:,? pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
-#   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"
-_RANK_TORCHRUN = re.compile(r"\[(?:rank|default)(\d+)\]:[ ]?")
+#   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"; a template
+#   of the rank alone: "[0]:" (NVIDIA-NeMo/Speech#8460)
+_RANK_TORCHRUN = re.compile(r"\[(?:rank|default)?(\d{1,6})\]:[ ]?")
 #   mpirun --tag-output: "[1,3]<stderr>:" (job, rank)
 _RANK_MPI = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
 #   srun --label: "3: " (right-aligned with spaces for wide jobs)

@@ -261,6 +261,14 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "creation task, ray::LLMRayActor.__init__() (pid=427151, ip=10.181.130.26, actor_id=739ab55c",
     # Hydra refusing an override before the job runs (hydra-ecosystem/hydra#1515)
     "Error merging override +a.j=2",
+    # requests refusing a cloud API's answer, behind a node's own prefix (field case, Flux finetune node #9)
+    "[FLUX API] Finetuning Error: 422 Client Error: Unprocessable Entity for url: https://api.bfl.ai/v1/finetune",
+    # the end of faulthandler's extension-module list after a fatal error, its header cut (field case EasyR1-12)
+    "aiohttp._websocket.mask, aiohttp._websocket.reader_c, frozenlist._frozenlist, sentencepiece._sentencepiece, "
+    "regex._regex (total: 96)",
+    # a traceback cut at both ends, each line led by a rank-only prefix (field case NeMo-8460)
+    '[0]:  File "/workspace/src/3rdparty/NeMo/build/__editable__.nemo_toolkit-1.23.0rc0-py3-none-any/nemo/collections/'
+    'nlp/models/nlp_model.py", line 397, in load_from_checkpoint',
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
@@ -278,6 +286,8 @@ def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     "NCCL_ASYNC_ERROR_HANDLING: 1, NCCL_DESYNC_DEBUG: 0",
     # the IDE's line after a run that ended well (signal-sigabrt's PyCharm fixture has the failed form)
     "Process finished with exit code 0",
+    # a count in parentheses after a list (a line written for this test) is not faulthandler's module list
+    "Loaded datasets: alpaca, sharegpt (total: 2)",
     # a heading, not a raised exception
     "Error",
     "Exception",
