@@ -54,9 +54,11 @@ _KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
 _RAY = re.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?:, rank=\d{1,6})?(?:,? pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
-#   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"; a template
-#   of the rank alone: "[0]:" (NVIDIA-NeMo/Speech#8460)
-_RANK_TORCHRUN = re.compile(r"\[(?:rank|default)?(\d{1,6})\]:[ ]?")
+#   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"
+_RANK_TORCHRUN = re.compile(r"\[(?:rank|default)(\d+)\]:[ ]?")
+#   a template of the rank alone: "[0]:" (NVIDIA-NeMo/Speech#8460), at the line's start only: inside a line
+#   the same shape is a message's own ("In[0]: [2,400]", "python3[40923]: segfault")
+_RANK_BARE = re.compile(r"^\[(\d{1,5})\]:[ ]?")
 #   mpirun --tag-output: "[1,3]<stderr>:" (job, rank)
 _RANK_MPI = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
 #   srun --label: "3: " (right-aligned with spaces for wide jobs)
@@ -166,7 +168,8 @@ def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int,
             if m:
                 text, at = text[m.end():], at + m.end()
                 continue
-        m = _RANK_TORCHRUN.match(text) or _RANK_MPI.match(text) or _RANK_LIGHTNING.match(text)
+        m = _RANK_TORCHRUN.match(text) or _RANK_MPI.match(text) or _RANK_LIGHTNING.match(text) \
+            or (_RANK_BARE.match(text) if at == 0 else None)
         if m:
             rank, rank_span, text, at = m.group(1), (at + m.start(1), at + m.end(1)), text[m.end():], at + m.end()
             continue
