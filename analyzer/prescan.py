@@ -16,7 +16,6 @@ threaded process can copy a lock that some thread holds). Pipes take the serial 
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import stat
 import sys
@@ -48,6 +47,8 @@ def prescanned(source: Source, stats: ReadStats, trigger: Trigger) -> Iterator[t
     """(data, end, starts, before, total) for each chunk of `source`, as reader.chunks and
     trigger.numbered_starts give them serially; the child's read notes and byte count are added to
     `stats` at the end."""
+    import multiprocessing  # here: a tenth of start-up, and only a large regular file is read in parallel
+
     ctx = multiprocessing.get_context("fork")
     receiver, sender = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_produce, args=(source, trigger, sender), daemon=True, name="vlkb-prescan")

@@ -7,7 +7,6 @@ import marshal
 import os
 import re
 import sys
-from importlib import resources
 from pathlib import Path
 
 from vlkb.analyzer.conditions import Advice, Condition
@@ -17,6 +16,9 @@ from vlkb.analyzer.entry import Entry, Rule, fingerprint
 from .schema import EntryError, schema_hash, validate
 
 
+# the vlkb.kb package's folder (importlib.resources would import zipfile and tempfile for the same path:
+# a tenth of `vlkb diagnose`'s imports; the package is always installed as files)
+KB_DIR = Path(__file__).resolve().parent
 MAX_YAML_CHARS = 1 << 20  # the largest shipped entry is under 100 KiB
 
 
@@ -93,11 +95,11 @@ def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = Non
 
 
 def shipped_dir() -> Path:
-    return Path(str(resources.files("vlkb.kb") / "entries"))
+    return KB_DIR / "entries"
 
 
 def index_path() -> Path:
-    return Path(str(resources.files("vlkb.kb") / "index" / "index.json"))
+    return KB_DIR / "index" / "index.json"
 
 
 def kb_dirs(extra_dirs: list[str | Path] = ()) -> list[Path]:

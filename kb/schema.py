@@ -12,7 +12,6 @@ import hashlib
 import json
 import re
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ class EntryError(ValueError):
 
 @lru_cache(maxsize=1)
 def _schema_text() -> str:
-    return (resources.files("vlkb.kb") / "schema.json").read_text(encoding="utf-8")
+    return (Path(__file__).resolve().parent / "schema.json").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
