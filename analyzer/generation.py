@@ -113,7 +113,8 @@ def degenerate(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | N
     rows = [(first + i, c) for i, c in enumerate(cleaned) if c.text.strip()]
     keys = [_key(c.text[:SCAN_CHARS]) for _, c in rows]
     # a line a rank or a host prefixed is a process's log line, whatever it says
-    gen = [c.rank is None and c.host is None and _generated(c.text[:SCAN_CHARS]) for _, c in rows]
+    bare = [c.rank is None and c.host is None for _, c in rows]
+    gen = [b and _generated(c.text[:SCAN_CHARS]) for b, (_, c) in zip(bare, rows)]
     found = None
     for period in range(1, MAX_PERIOD + 1):
         need = REPEAT_LINES if period == 1 else REPEAT_BLOCKS
@@ -123,16 +124,16 @@ def degenerate(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | N
             repeats = run // period + 1
             block = range(i - period + 1, i + 1)
             if repeats >= need and sum(gen[j] for j in block) >= min(period, 2) \
-                    and all(gen[j] or (not _loglike(keys[j]) and rows[j][1].rank is None) for j in block):
+                    and all(gen[j] or (bare[j] and not _loglike(keys[j])) for j in block):
                 if period > 1 and len({keys[j] for j in block}) < period:
                     continue  # a block that is one line repeated is the line rule's
                 if found is None or rows[i][0] > found[0].lineno:
                     what = f"the line \"{_quoted(keys[i], 80)}\"" if period == 1 else f"a block of {period} lines"
                     found = (Line(path, rows[i][0], rows[i][1].text, rows[i][1].rank, rows[i][1].host),
                              f"{GENERATED} {what} {repeats} times running")
-    for (lineno, c), is_gen in zip(rows, gen):
+    for (lineno, c), is_bare in zip(rows, bare):
         head = c.text[:SCAN_CHARS]
-        if _LOG_HEADER.search(head) or c.rank is not None or c.host is not None:
+        if not is_bare or _LOG_HEADER.search(head):
             continue
         hit = _repeated(head)
         if hit and (found is None or lineno > found[0].lineno):
