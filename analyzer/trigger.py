@@ -12,12 +12,11 @@ differs. Measured on the benchmark's log (64 MiB, 77 cores, this 2-core machine)
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from functools import cached_property
 from pathlib import Path
 
-from .diskcache import write_atomic
+from .diskcache import kept
 from .memo import Memo
 
 try:  # declared for x86-64 Linux, where wheels exist
@@ -68,21 +67,14 @@ def hyperscan_database(expressions: list[bytes], cache_dir: Path | None = None):
     (keyed by the expressions and the hyperscan release) and read back in microseconds.
     A cache file hyperscan refuses (cut, corrupt, another CPU) is compiled over; one that cannot be
     written is skipped."""
-    ids = list(range(len(expressions)))
-    path = None
-    if cache_dir is not None:
-        key = hashlib.sha256(b"\0".join([getattr(hyperscan, "__version__", "").encode(),
-                                          *expressions])).hexdigest()[:32]
-        path = Path(cache_dir) / f"trigger-{key}.hsdb"
-        try:
-            return hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
-        except (OSError, hyperscan.error):
-            pass
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(expressions=expressions, ids=ids, elements=len(expressions), flags=[0] * len(expressions))
-    if path is not None:
-        write_atomic(path, hyperscan.dumpb(db))
-    return db
+    def build():
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
+                   flags=[0] * len(expressions))
+        return db
+
+    return kept(cache_dir, "trigger", ".hsdb", [getattr(hyperscan, "__version__", "").encode(), *expressions], build,
+                hyperscan.dumpb, lambda data: hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK), (hyperscan.error,))
 
 
 class Trigger:

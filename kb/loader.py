@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from vlkb.analyzer.conditions import Advice, Condition
-from vlkb.analyzer.diskcache import write_atomic
+from vlkb.analyzer.diskcache import kept
 from vlkb.analyzer.entry import Entry, Rule, fingerprint
 
 from .schema import EntryError, schema_hash, validate
@@ -130,19 +130,15 @@ def read_index(path: Path, cache_dir: Path | None = None) -> dict:
     marshal format is read instead (plain data only: marshal builds no objects of other types and
     runs no code). A copy that cannot be read or written is ignored."""
     raw = path.read_bytes()
-    if cache_dir is None:
-        return json.loads(raw)
-    key = hashlib.sha256(raw + f"|marshal {marshal.version} {sys.version_info[:2]}".encode()).hexdigest()[:32]
-    copy = Path(cache_dir) / f"index-{key}.marshal"
-    try:
-        index = marshal.loads(copy.read_bytes())
-        if isinstance(index, dict):
-            return index
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
-    index = json.loads(raw)
-    write_atomic(copy, marshal.dumps(index))
-    return index
+
+    def load_copy(data: bytes) -> dict:
+        index = marshal.loads(data)
+        if not isinstance(index, dict):
+            raise ValueError("not an index")
+        return index
+
+    return kept(cache_dir, "index", ".marshal", [raw, f"marshal {marshal.version} {sys.version_info[:2]}".encode()],
+                lambda: json.loads(raw), marshal.dumps, load_copy, (EOFError, ValueError, TypeError))
 
 
 def load_engine(extra_kb: list[str | Path] = (), cache_dir: Path | None = None):

@@ -104,6 +104,26 @@ def test_the_index_is_read_through_a_marshal_copy_that_equals_the_json(tmp_path)
     assert len(list(tmp_path.glob("index-*.marshal"))) == 2
 
 
+def test_the_start_up_cache_keeps_a_bounded_number_of_copies_of_each_kind(tmp_path):
+    """Every refit or --kb set makes another copy: only the KEEP newest of a kind stay, the one just
+    made among them, and another kind's copies are not touched."""
+    import os
+
+    from vlkb.analyzer.diskcache import KEEP, kept
+
+    made = []
+    for i in range(KEEP + 3):
+        kept(tmp_path, "thing", ".bin", [str(i).encode()], lambda i=i: i, lambda r: str(r).encode(), int, (ValueError,))
+        (newest,) = set(tmp_path.glob("thing-*.bin")) - set(made)
+        os.utime(newest, ns=(i * 10**9, i * 10**9))  # distinct times, whatever the file system's resolution
+        made.append(newest)
+        kept(tmp_path, "other", ".bin", [b"x"], lambda: 0, lambda r: b"0", int, (ValueError,))
+    left = set(tmp_path.glob("thing-*.bin"))
+    assert left == set(made[-KEEP:])
+    assert len(list(tmp_path.glob("other-*.bin"))) == 1
+    assert kept(tmp_path, "thing", ".bin", [str(KEEP + 2).encode()], lambda: -1, str.encode, int, (ValueError,)) == KEEP + 2
+
+
 def test_stored_entries_were_validated_under_todays_schema():
     """Start-up skips validating a shipped entry that `kb fit` stored validated under the same schema
     and validator; after either changes, every entry is validated again at each start-up (slower, still
