@@ -194,9 +194,9 @@ def kb_new(entry_id, logs, report_urls, dest, source, family) -> None:
         fail("give the failure with --from LOG or with --from-report URL (one of the two)")
     try:
         if report_urls:
-            from vlkb import reports as store
+            from vlkb.report_promote import promote
 
-            written = store.promote(entry_id, list(report_urls), Path(dest), family)
+            written = promote(entry_id, list(report_urls), Path(dest), family)
         else:
             written = scaffold(entry_id, list(logs), Path(dest), source, family)
     except (InputError, EntryError, ValueError) as err:
