@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Benchmark the index of public reports (vlkb/reports.py): its size and build time, the search
+"""Benchmark the index of public reports (vlkb/report_index.py): its size and build time, the search
 latency per diagnosis, and what it costs `vlkb diagnose`.
 
   python benchmarks/bench_reports.py [--scale 10000] [--runs 3]
 
-- build: `reports.ensure(force=True)` over the shipped records and the KB's fixtures, and over an
+- build: `report_index.ensure(force=True)` over the shipped records and the KB's fixtures, and over an
   index scaled to --scale reports (the shipped records repeated under other thread numbers: the same texts,
   so the candidate sets are as crowded as the real ones, and larger);
 - search: `Index.search` for the root of every dev case of the field corpus that has a signature
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from score_field import FIELD, load_cases  # noqa: E402
 
-from vlkb import reports  # noqa: E402
+from vlkb import report_index, report_records, reports  # noqa: E402
 from vlkb.kb import load_engine  # noqa: E402
 
 KNOWN = ROOT / "data/samples/ms-swift-minicpmv-dpo-zero2.log"
@@ -39,15 +39,15 @@ UNKNOWN = ROOT / "kb/unknown/torch-restore-location-mps.log"
 
 def build(engine, records: Path, home: Path) -> tuple[float, dict, float]:
     """Seconds to build, the counts, MiB on disk."""
-    original = reports.shipped_dir
-    reports.shipped_dir = lambda: records
+    original = report_records.shipped_dir
+    report_records.shipped_dir = lambda: records
     try:
         t = time.perf_counter()
-        path = reports.ensure(engine, home / reports.DB_NAME, force=True)
+        path = report_index.ensure(engine, home / report_index.DB_NAME, force=True)
         took = time.perf_counter() - t
     finally:
-        reports.shipped_dir = original
-    return took, reports.counts(path), path.stat().st_size / 2**20
+        report_records.shipped_dir = original
+    return took, report_index.counts(path), path.stat().st_size / 2**20
 
 
 def scaled(records: Path, target: int, out: Path) -> Path:
@@ -77,7 +77,7 @@ def search_latency(engine, path: Path) -> tuple[int, float, float, float]:
         sig = reports.query(engine.diagnose([str(FIELD / case["file"])]))
         if sig is not None:
             sigs.append(sig)
-    index = reports.Index(path)
+    index = report_index.Index(path)
     times = []
     for sig in sigs:
         t = time.perf_counter()
@@ -109,11 +109,12 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for label, records in (("shipped", reports.shipped_dir()),
-                               (f"scaled to {a.scale:,}", scaled(reports.shipped_dir(), a.scale, tmp / "scaled"))):
+        for label, records in (("shipped", report_records.shipped_dir()),
+                               (f"scaled to {a.scale:,}",
+                                scaled(report_records.shipped_dir(), a.scale, tmp / "scaled"))):
             home = tmp / label.replace(" ", "-").replace(",", "")
             took, counts, mib = build(engine, records, home)
-            n, med, p95, worst = search_latency(engine, home / reports.DB_NAME)
+            n, med, p95, worst = search_latency(engine, home / report_index.DB_NAME)
             rows.append((label, counts["reports"], counts["public"], counts["kb"], took, mib, n, med, p95, worst))
         known = diagnose_wall(KNOWN, tmp / "shipped", a.runs)
         unknown = diagnose_wall(UNKNOWN, tmp / "shipped", a.runs)

@@ -36,7 +36,7 @@ import re
 import sys
 from pathlib import Path
 
-from vlkb.reports import report_key
+from vlkb.report_records import report_key
 
 ROOT = Path(__file__).resolve().parent.parent
 FIELD = ROOT / "data" / "corpus" / "field"

@@ -28,7 +28,7 @@ from score_field import split_of  # noqa: E402
 
 def main() -> int:
     from vlkb.kb import load_engine
-    from vlkb.reports import record as read_record
+    from vlkb.report_records import record as read_record
 
     engine = load_engine()
     records = [json.loads(line) for path in sorted((ROOT / "data" / "reports").glob("*.jsonl"))

@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from score_field import FIELD, NOT_A_CLASS, load_cases  # noqa: E402
 
-from vlkb import reports  # noqa: E402
+from vlkb import report_index, reports  # noqa: E402
 from vlkb.analyzer.similar import FLOOR  # noqa: E402
+from vlkb.report_records import report_key  # noqa: E402
 
 JUDGED = FIELD / "similar-judged.jsonl"
 BANDS = [(0.8, 1.01), (0.7, 0.8), (0.6, 0.7), (0.5, 0.6), (0.4, 0.5), (0.0, 0.4)]
@@ -39,7 +40,7 @@ def searched(engine, index, case: dict, k: int, floor: float):
     sig = reports.query(d)
     if sig is None:
         return d, reports.subject(d), []
-    return d, reports.subject(d), index.search(sig, k, frozenset({reports.report_key(case["source"])}), floor)
+    return d, reports.subject(d), index.search(sig, k, frozenset({report_key(case["source"])}), floor)
 
 
 def calibration(engine, index, known: set[str]) -> list[str]:
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = load_engine()
     known = {e.id for e in engine.entries} | {e.family for e in engine.entries}
     with tempfile.TemporaryDirectory() as tmp:
-        index = reports.Index(reports.ensure(engine, Path(tmp) / reports.DB_NAME, force=True))
+        index = report_index.Index(report_index.ensure(engine, Path(tmp) / report_index.DB_NAME, force=True))
         print("\n".join(calibration(engine, index, known)), end="\n\n")
         print("\n".join(holdout(engine, index, a.review)))
         index.close()

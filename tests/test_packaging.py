@@ -162,7 +162,7 @@ def test_every_third_party_import_is_declared():
     extras = meta["optional-dependencies"]
     verify = {name(d) for d in extras["verify"]}
     # each optional extra, and the only modules that may import it (lazily, with an install hint)
-    optional = {"triage": {name(d) for d in extras["ray"] + extras["parquet"]},
+    optional = {"triage_ray": {name(d) for d in extras["ray"]},
                 "triage_cli": {name(d) for d in extras["ray"] + extras["parquet"]},
                 "remote": {name(d) for d in extras["remote"]}}
     dist = {"yaml": "pyyaml", "sklearn": "scikit-learn", "sqlite_utils": "sqlite-utils", "ahocorasick_rs": "ahocorasick-rs"}

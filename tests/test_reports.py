@@ -1,7 +1,8 @@
-"""Similar public reports (vlkb/reports.py, analyzer/similar.py): the index builds from raw records,
-finds a report from a log that states the same failure with other numbers, paths and ranks, and never
-returns one whose deciding token differs. The records in tests/data/reports/ are verbatim copies of
-shipped ones (data/reports/), so these tests do not move when the shipped set grows."""
+"""Similar public reports (vlkb/reports.py, report_index.py, report_records.py, analyzer/similar.py):
+the index builds from raw records, finds a report from a log that states the same failure with other
+numbers, paths and ranks, and never returns one whose deciding token differs. The records in
+tests/data/reports/ are verbatim copies of shipped ones (data/reports/), so these tests do not move
+when the shipped set grows."""
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from vlkb import reports
+from vlkb import report_index, report_records, reports
 from vlkb.kb import fixtures as fx
 from vlkb.analyzer.similar import Signature, compare, signature, text_signature
 
@@ -25,9 +26,9 @@ def index(engine, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     home = tmp_path_factory.mktemp("home")
     mp.setenv("VLKB_HOME", str(home))
-    mp.setattr(reports, "shipped_dir", lambda: RECORDS)
-    path = reports.ensure(engine)
-    yield reports.Index(path)
+    mp.setattr(report_records, "shipped_dir", lambda: RECORDS)
+    path = report_index.ensure(engine)
+    yield report_index.Index(path)
     mp.undo()
 
 
@@ -36,7 +37,7 @@ def search(engine, index, log: Path, k: int = 5, tmp: Path | None = None):
     own = frozenset()
     if log.suffix == ".log" and log.is_relative_to(KB):
         f = fx.parse(log)
-        own = frozenset({reports.report_key(f.source)})
+        own = frozenset({report_records.report_key(f.source)})
         log = tmp / log.name
         log.write_text(f.text, encoding="utf-8")
     sig = reports.query(engine.diagnose([str(log)]))
@@ -129,14 +130,14 @@ def test_the_index_is_rebuilt_when_a_record_changes_and_only_then(engine, tmp_pa
     records = tmp_path / "records"
     records.mkdir()
     (records / "a.jsonl").write_text((RECORDS / "records.jsonl").read_text().splitlines()[0] + "\n")
-    monkeypatch.setattr(reports, "shipped_dir", lambda: records)
+    monkeypatch.setattr(report_records, "shipped_dir", lambda: records)
     monkeypatch.setenv("VLKB_HOME", str(tmp_path / "home"))
-    path = reports.ensure(engine)
+    path = report_index.ensure(engine)
     built = path.stat().st_mtime_ns
-    assert reports.ensure(engine).stat().st_mtime_ns == built
+    assert report_index.ensure(engine).stat().st_mtime_ns == built
     with open(records / "a.jsonl", "a") as f:
         f.write((RECORDS / "records.jsonl").read_text().splitlines()[1] + "\n")
-    assert reports.counts(reports.ensure(engine))["public"] == 2
+    assert report_index.counts(report_index.ensure(engine))["public"] == 2
 
 
 def test_bad_records_are_skipped_with_a_note_and_text_is_made_inert(engine, tmp_path, monkeypatch):
@@ -147,16 +148,17 @@ def test_bad_records_are_skipped_with_a_note_and_text_is_made_inert(engine, tmp_
                    title="\x1b]8;;https://evil\x07click\x1b]8;;\x07 \u202etxt.exe", fix={"kind": "fix", "text": "\x1b[2Jwiped"})
     (records / "a.jsonl").write_text("\n".join([
         json.dumps(good), "not json", json.dumps([1, 2]), json.dumps(dict(good, url="javascript:alert(1)")),
-        json.dumps(dict(good, fix={"kind": "rm -rf"})), json.dumps(hostile), "x" * (reports.MAX_RECORD + 1)]) + "\n")
-    monkeypatch.setattr(reports, "shipped_dir", lambda: records)
+        json.dumps(dict(good, fix={"kind": "rm -rf"})), json.dumps(hostile),
+        "x" * (report_records.MAX_RECORD + 1)]) + "\n")
+    monkeypatch.setattr(report_records, "shipped_dir", lambda: records)
     monkeypatch.setenv("VLKB_HOME", str(tmp_path / "home"))
     notes: list[str] = []
-    got = reports.read_records(notes)
+    got = report_records.read_records(notes)
     assert [r.url for r in got] == [good["url"], "https://github.com/o/r/issues/1"]
     assert len(notes) == 5 and all(n.startswith("a.jsonl:") for n in notes)
     title, fix = got[1].title, got[1].fix_text
     assert "\x1b" not in title + fix and "\x07" not in title and "\u202e" not in title
-    with sqlite3.connect(reports.ensure(engine)) as db:
+    with sqlite3.connect(report_index.ensure(engine)) as db:
         assert db.execute("select count(*) from reports where origin = 'public'").fetchone()[0] == 2
 
 
@@ -206,9 +208,9 @@ def test_a_known_failure_shows_similar_reports_only_when_asked(run_vlkb, tmp_pat
     env = {"VLKB_HOME": str(tmp_path / "home")}
     code, out, _ = run_vlkb("diagnose", str(sample), "--format", "json", "--no-history", env=env)
     assert json.loads(out)["verdict"] == "known" and json.loads(out)["similar"] == []
-    assert not (tmp_path / "home" / reports.DB_NAME).exists()  # a known root never opens the index
+    assert not (tmp_path / "home" / report_index.DB_NAME).exists()  # a known root never opens the index
     code, out, _ = run_vlkb("diagnose", str(sample), "--format", "json", "--no-history", "--similar", env=env)
-    assert (tmp_path / "home" / reports.DB_NAME).exists()
+    assert (tmp_path / "home" / report_index.DB_NAME).exists()
     similar = json.loads(out)["similar"]
     assert similar and all(s["score"] >= 0.5 for s in similar)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from vlkb import triage as fleet
+from vlkb import triage_groups, triage_pool, triage_ray
 from vlkb.analyzer.report.sarif import UNKNOWN_RULE
 from vlkb.kb import fixtures as fx
 
@@ -115,7 +116,7 @@ class _Faulty:
 def test_a_crashed_or_overdue_worker_is_a_row_and_the_run_goes_on(engine, jobs_dir):
     jobs = fleet.find_jobs([str(jobs_dir)])
     start = time.monotonic()
-    rows = {r["job"]: r for r in fleet.run(_Faulty(engine), jobs, workers=2, timeout=3)}
+    rows = {r["job"]: r for r in triage_pool.run(_Faulty(engine), jobs, workers=2, timeout=3)}
     assert time.monotonic() - start < 30
     assert len(rows) == len(jobs)
     assert rows["restore.log"]["status"] == "crashed" and "SIGSEGV" in rows["restore.log"]["error"]
@@ -134,7 +135,7 @@ def test_an_interrupted_run_leaves_no_worker_behind(engine, jobs_dir):
     signal.setitimer(signal.ITIMER_REAL, 1.0)  # Ctrl-C, a second in
     try:
         with pytest.raises(KeyboardInterrupt):
-            list(fleet.run(_Faulty(engine), jobs, workers=1))
+            list(triage_pool.run(_Faulty(engine), jobs, workers=1))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
@@ -160,13 +161,13 @@ def test_a_host_with_more_failed_roots_than_chance_is_suspect():
     # 12 failed jobs on four hosts each; node-c holds 9 roots where chance gives it 3
     rows = [{"root_host": "node-c" if i < 9 else f"node-{'abd'[i % 3]}", "hosts": ["node-a", "node-b", "node-c", "node-d"]}
             for i in range(12)]
-    found = fleet.suspects(rows, "root_host", "hosts")
+    found = triage_groups.suspects(rows, "root_host", "hosts")
     assert [s["name"] for s in found] == ["node-c"] and found[0]["roots"] == 9 and found[0]["expected"] == 3.0
     # the same roots spread evenly: nobody is suspect; a job on one host says nothing
     even = [{"root_host": f"node-{'abcd'[i % 4]}", "hosts": ["node-a", "node-b", "node-c", "node-d"]} for i in range(12)]
-    assert fleet.suspects(even, "root_host", "hosts") == []
+    assert triage_groups.suspects(even, "root_host", "hosts") == []
     alone = [{"root_host": "node-c", "hosts": ["node-c"]} for _ in range(12)]
-    assert fleet.suspects(alone, "root_host", "hosts") == []
+    assert triage_groups.suspects(alone, "root_host", "hosts") == []
 
 
 def test_ray_gives_the_local_engines_rows(run_vlkb, jobs_dir, tmp_path):
@@ -201,7 +202,7 @@ def _faulty_ray_job(job, extra_kb):
         os.kill(os.getpid(), signal.SIGSEGV)
     if job.name == "job-ranks":
         time.sleep(60)
-    return fleet._ray_job(job, extra_kb)
+    return triage_ray._ray_job(job, extra_kb)
 
 
 def test_on_ray_a_crashed_or_overdue_task_is_a_row_and_the_run_goes_on(jobs_dir, monkeypatch):
@@ -212,7 +213,7 @@ def test_on_ray_a_crashed_or_overdue_task_is_a_row_and_the_run_goes_on(jobs_dir,
     monkeypatch.setenv("RAY_ADDRESS", "")
     jobs = fleet.find_jobs([str(jobs_dir)])
     start = time.monotonic()
-    rows = {r["job"]: r for r in fleet.run_ray(jobs, [], workers=2, timeout=5, per_job=_faulty_ray_job)}
+    rows = {r["job"]: r for r in triage_ray.run_ray(jobs, [], workers=2, timeout=5, per_job=_faulty_ray_job)}
     assert time.monotonic() - start < 90
     assert len(rows) == len(jobs) and not ray.is_initialized()  # the local Ray it started is stopped
     assert rows["restore.log"]["status"] == "crashed" and "Ray task failed" in rows["restore.log"]["error"]
@@ -239,8 +240,8 @@ def test_a_fleet_behind_a_url_is_triaged_as_on_disk(engine, jobs_dir):
         assert [j.name for j in remote] == [j.name for j in local] and [j.size for j in remote] == [j.size for j in local]
         assert remote[0].path.startswith("memory://")
         by_name = {j.name: i for i, j in enumerate(local)}
-        on_url = sorted(fleet.run(engine, remote, workers=2), key=lambda r: by_name[r["job"]])
-        on_disk = sorted(fleet.run(engine, local, workers=2), key=lambda r: by_name[r["job"]])
+        on_url = sorted(triage_pool.run(engine, remote, workers=2), key=lambda r: by_name[r["job"]])
+        on_disk = sorted(triage_pool.run(engine, local, workers=2), key=lambda r: by_name[r["job"]])
         assert _same_but_where(on_url) == _same_but_where(on_disk)
         ranks, core = remote[by_name["job-ranks"]].path, remote[by_name["core.bin"]].path
         assert ranks.startswith("memory://") and on_url[by_name["job-ranks"]]["root_path"] == f"{ranks}/rank0.log"

@@ -44,7 +44,7 @@ def reports_build(out, extra_kb) -> None:
     Example:
       vlkb reports build --out /tmp/reports.db
     """
-    from vlkb import reports as store
+    from vlkb import report_index as store
 
     engine = _engine(extra_kb)
     notes: list[str] = []
@@ -123,15 +123,16 @@ def reports_add(source, logs, title, fix_text, fix_kind, fixed_in, framework, mo
       vlkb reports add https://github.com/org/repo/issues/12 --log train.log --fix "pin transformers<4.46"
       vlkb reports add team-reports.jsonl
     """
+    from vlkb import report_records as records
     from vlkb import reports as store
     from vlkb.analyzer import InputError
 
     try:
         if not source.startswith(("https://", "http://")):
-            added, notes = store.import_records(Path(source))
+            added, notes = records.import_records(Path(source))
             for note in notes:
                 click.echo(f"vlkb: {note}", err=True)
-            emit(f"added {added} records from {source} to {store.user_dir() / 'added.jsonl'}"
+            emit(f"added {added} records from {source} to {records.user_dir() / 'added.jsonl'}"
                  f"{f'; {len(notes)} skipped' if notes else ''}; the index rebuilds on its next use")
             return
         if not logs:
@@ -139,8 +140,8 @@ def reports_add(source, logs, title, fix_text, fix_kind, fixed_in, framework, mo
         d = _engine(extra_kb).diagnose(list(logs))
         rec = store.from_diagnosis(d, source, title=title, fix_text=fix_text, fix_kind=fix_kind, fixed_in=fixed_in,
                                    framework=framework, model=model)
-        path = store.append_user_record(rec)
-    except (InputError, OSError, store.ReportError) as err:
+        path = records.append_user_record(rec)
+    except (InputError, OSError, records.ReportError) as err:
         fail(str(err))
     emit(json.dumps(rec, indent=2, ensure_ascii=False))
     emit(f"added to {path}; the index rebuilds on its next use")
@@ -159,10 +160,10 @@ def reports_candidates(min_size, limit, extra_kb, fmt) -> None:
     Example:
       vlkb reports candidates --min 3 --format json
     """
-    from vlkb import reports as store
+    from vlkb.report_promote import candidates
 
     engine = _engine(extra_kb)
-    groups = store.candidates(engine, min_size)[:limit]
+    groups = candidates(engine, min_size)[:limit]
     if fmt == "json":
         emit(json.dumps(groups, indent=2, ensure_ascii=False))
         return

@@ -54,6 +54,7 @@ def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_histo
       vlkb triage s3://bucket/failed/ --format parquet -o triage.parquet
     """
     from vlkb import triage as fleet
+    from vlkb import triage_groups, triage_pool, triage_ray
     from vlkb.analyzer import InputError
     from vlkb.home import cache_dir
     from vlkb.kb import EntryError, load_engine
@@ -83,8 +84,8 @@ def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_histo
     rows, interrupted = [], False
     progress = _Progress(len(jobs), sum(j.size for j in jobs)) if sys.stderr.isatty() else None
     try:
-        rows_of = (fleet.run_ray(jobs, list(extra_kb), workers, timeout, address) if engine == "ray"
-                   else fleet.run(kb, jobs, workers, timeout))
+        rows_of = (triage_ray.run_ray(jobs, list(extra_kb), workers, timeout, address) if engine == "ray"
+                   else triage_pool.run(kb, jobs, workers, timeout))
         for row in rows_of:
             rows.append(row)
             if progress:
@@ -96,9 +97,9 @@ def triage(paths, pattern, workers, timeout, fmt, output, history_path, no_histo
     order = {j.label: i for i, j in enumerate(jobs)}
     rows.sort(key=lambda r: order[r["path"]])
     if not no_history:
-        fleet.mark_new(rows, seen)
+        triage_groups.mark_new(rows, seen)
         _record(rows, history_path)
-    groups = fleet.groups(rows)
+    groups = triage_groups.groups(rows)
     summary = {"jobs": len(jobs), "finished": len(rows), "interrupted": interrupted,
                "status": dict(sorted(Counter(r["status"] for r in rows).items())),
                "verdicts": dict(sorted(Counter(r["verdict"] for r in rows if r["verdict"]).items()))}

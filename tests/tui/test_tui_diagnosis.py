@@ -260,16 +260,17 @@ def test_the_kb_browser_opens_on_the_diagnosed_entry(logs):
 def test_the_similar_tab_lists_public_reports_of_the_failure(tmp_path, monkeypatch):
     # dddd_trainer#32 (a failure no entry names) and a record of it the user added: the tab shows it
     root = Path(__file__).resolve().parents[2]
-    from vlkb import reports
+    from vlkb import report_records
     from vlkb.kb import fixtures as fx
 
     monkeypatch.setenv("VLKB_HOME", str(tmp_path / "home"))
     log = tmp_path / "restore.log"
     log.write_text(fx.parse(root / "kb" / "unknown" / "torch-restore-location-mps.log").text, encoding="utf-8")
-    reports.append_user_record({"url": "https://github.com/sml2h3/dddd_trainer/issues/32", "title": "mps checkpoint",
-                                "error": "RuntimeError: don't know how to restore data location of "
-                                         "torch.storage.UntypedStorage (tagged with mps:0)",
-                                "fix": {"kind": "fix", "text": "load with map_location='cpu'"}})
+    report_records.append_user_record({"url": "https://github.com/sml2h3/dddd_trainer/issues/32",
+                                       "title": "mps checkpoint",
+                                       "error": "RuntimeError: don't know how to restore data location of "
+                                                "torch.storage.UntypedStorage (tagged with mps:0)",
+                                       "fix": {"kind": "fix", "text": "load with map_location='cpu'"}})
 
     async def test(app, screen, log_view, pilot):
         d = screen.diagnosis
