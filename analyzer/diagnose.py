@@ -19,7 +19,8 @@ from .model import Exc, Incident, Line
 from .patterns import TRIGGER
 from .progress import diverged, frozen, stall
 from .reader import ReadStats, expand, safe_label
-from .records import MAX_FRAMES, MAX_KEPT_CHARS, RecordParser
+from .records import MAX_KEPT_CHARS, RecordParser
+from .recordstates import MAX_FRAMES
 from .scan import scan
 from .trigger import Phrases, Trigger
 

@@ -107,7 +107,7 @@ def test_the_standalone_filter_never_skips_a_regex_that_matches():
     line: on every line of the KB fixtures and the field corpus, each regex that matches was kept."""
     from pathlib import Path
 
-    from vlkb.analyzer.records import STANDALONE_CHARS
+    from vlkb.analyzer.recordstart import STANDALONE_CHARS
     from vlkb.analyzer.standalone import StandaloneFilter
     from vlkb.analyzer.standaloneshapes import STANDALONE
 
