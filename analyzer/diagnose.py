@@ -10,7 +10,8 @@ from pathlib import Path
 from . import tfidf
 from .elect import elect
 from .fold import Collector
-from .facts import Fact, FactSheet, trigger_pieces
+from .facts import Fact, FactSheet
+from .factshapes import trigger_pieces
 from .framework import SplitFix, detect, split_fix
 from .generation import GENERATED, degenerate
 from .lead import Lead, lead
