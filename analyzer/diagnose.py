@@ -10,7 +10,8 @@ from pathlib import Path
 from . import tfidf
 from .elect import elect
 from .fold import Collector
-from .facts import Fact, FactSheet, trigger_pieces
+from .facts import Fact, FactSheet
+from .factshapes import trigger_pieces
 from .framework import SplitFix, detect, split_fix
 from .generation import GENERATED, degenerate
 from .lead import Lead, lead
@@ -19,7 +20,8 @@ from .model import Exc, Incident, Line
 from .patterns import TRIGGER
 from .progress import diverged, frozen, stall
 from .reader import ReadStats, expand, safe_label
-from .records import MAX_FRAMES, MAX_KEPT_CHARS, RecordParser
+from .records import MAX_KEPT_CHARS, RecordParser
+from .recordstates import MAX_FRAMES
 from .scan import scan
 from .trigger import Phrases, Trigger
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 
 from . import defining
+from .errorshapes import BUILD_ERROR, GLIBC_HEAP, HYDRA_JOB
 from .model import Incident
-from .patterns import BUILD_ERROR, CPP_FRAME, GLIBC_HEAP, HYDRA_JOB, NCCL
+from .patterns import CPP_FRAME
+from .standaloneshapes import NCCL
 
 # Exceptions and messages that follow another failure rather than cause one (torch.multiprocessing.spawn's
 # ProcessRaisedException only announces the child's traceback printed after it).

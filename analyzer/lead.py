@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote_plus
 
-from .facts import version_fact
+from .factshapes import version_fact
 from .model import Frame, Incident, Line
 
-# import name -> its GitHub repository (the version's fact key is facts.version_fact(name))
+# import name -> its GitHub repository (the version's fact key is factshapes.version_fact(name))
 LIBRARIES = {
     "torch": "pytorch/pytorch",
     "transformers": "huggingface/transformers",

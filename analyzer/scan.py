@@ -14,7 +14,8 @@ from .patterns import TRIGGER
 from .progress import TAIL_BYTES
 from .reader import InputError, ReadStats, Source, chunks
 from .clock import time_before
-from .records import NOTHING, RecordParser
+from .records import RecordParser
+from .recordstart import NOTHING
 from .textnorm import CONTROL_C0, DIGIT_RUN, clean, clean_spans, split_glued, unflatten
 from .trigger import Trigger
 

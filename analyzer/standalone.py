@@ -1,4 +1,4 @@
-"""Which one-line shape a line is on its own (patterns.STANDALONE: a kill notice, a watchdog, a launcher
+"""Which one-line shape a line is on its own (standaloneshapes.STANDALONE: a kill notice, a watchdog, a launcher
 line, a metric, a logged error, and with `warnings` a warning), found without trying every regex on it."""
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ try:  # declared for every platform; without it every standalone regex is tried
 except ImportError:  # pragma: no cover
     ahocorasick_rs = None
 
-from . import patterns as P
 from .regexinfo import required_literals
+from .standaloneshapes import STANDALONE
 
 
 class StandaloneFilter:
-    """Which of P.STANDALONE's regexes can match a text, from the literals every match of each holds
+    """Which of STANDALONE's regexes can match a text, from the literals every match of each holds
     (regexinfo.required_literals), found in one Aho-Corasick pass: Python's `re` tries each of a
     regex's unanchored alternatives at every position, about 150 us for the seven of them on a 1 KB
     candidate line (a tensor dump), most of which holds none of their words. A regex without such
@@ -45,14 +45,14 @@ FILTER_FROM = 256
 
 @lru_cache(maxsize=1)
 def _filter() -> StandaloneFilter:
-    return StandaloneFilter(P.STANDALONE)
+    return StandaloneFilter(STANDALONE)
 
 
 def standalone_kind(text: str, warnings: bool) -> str | None:
     """The kind of incident a line is on its own (a watchdog, a kill, a launcher notice, and with
     `warnings` a warning), or None."""
-    mays = _filter().candidates(text) if len(text) >= FILTER_FROM else [True] * len(P.STANDALONE)
-    for (kind, pattern), may in zip(P.STANDALONE, mays):
+    mays = _filter().candidates(text) if len(text) >= FILTER_FROM else [True] * len(STANDALONE)
+    for (kind, pattern), may in zip(STANDALONE, mays):
         if may and (warnings or kind != "warning") and pattern.search(text):
             return kind
     return None

@@ -315,7 +315,8 @@ def test_a_traceback_that_never_ends_stops_holding_the_parser(engine, tmp_path):
     keep every later line parsed one by one; after MAX_FRAME_GAP such lines the traceback is over, and
     a real failure further down is still its own incident, the root."""
     from vlkb.analyzer.model import Line
-    from vlkb.analyzer.records import MAX_FRAME_GAP, RecordParser
+    from vlkb.analyzer.records import RecordParser
+    from vlkb.analyzer.recordstates import MAX_FRAME_GAP
 
     noise = [f"step {i} value={i * 3}" for i in range(5 * MAX_FRAME_GAP)]
     parser = RecordParser(lambda inc: inc)
@@ -348,7 +349,8 @@ def test_a_traceback_keeps_bounded_frames_and_lines_and_says_so(engine, tmp_path
     """Memory is bounded by design (issue 15): a recursion of 5,000 frames keeps MAX_FRAMES of them,
     its outermost and its innermost, and a 1 MB source line is kept as its head and tail; each cut is
     stated as a note."""
-    from vlkb.analyzer.records import MAX_FRAMES, MAX_KEPT_CHARS
+    from vlkb.analyzer.records import MAX_KEPT_CHARS
+    from vlkb.analyzer.recordstates import MAX_FRAMES
     frames = "".join(f'  File "/w/m{i}.py", line {i}, in f{i}\n    f{i + 1}()\n' for i in range(5000))
     log = tmp_path / "deep.log"
     log.write_text("Traceback (most recent call last):\n" + frames + "    " + "x" * (1 << 20) + "\n"

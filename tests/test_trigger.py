@@ -107,19 +107,19 @@ def test_the_standalone_filter_never_skips_a_regex_that_matches():
     line: on every line of the KB fixtures and the field corpus, each regex that matches was kept."""
     from pathlib import Path
 
-    from vlkb.analyzer import patterns as P
-    from vlkb.analyzer.records import STANDALONE_CHARS
+    from vlkb.analyzer.recordstart import STANDALONE_CHARS
     from vlkb.analyzer.standalone import StandaloneFilter
+    from vlkb.analyzer.standaloneshapes import STANDALONE
 
     root = Path(__file__).resolve().parent.parent
-    f = StandaloneFilter(P.STANDALONE)
+    f = StandaloneFilter(STANDALONE)
     assert any(need is not None for need in f.needs)  # the filter has something to skip by
     checked = 0
     for path in [*root.glob("kb/entries/*/*.log"), *root.glob("data/corpus/field/cases/*.log")]:
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             text = line.strip()[:STANDALONE_CHARS]
             may = f.candidates(text)
-            for (kind, pattern), ok in zip(P.STANDALONE, may):
+            for (kind, pattern), ok in zip(STANDALONE, may):
                 if pattern.search(text):
                     assert ok, (path.name, kind, text)
                     checked += 1

@@ -1,0 +1,175 @@
+"""What the next line of a stream does to the record it has open, by the record's state: a
+traceback's frames, an exception's message and what may follow a blank line after it, a chain
+marker before the next traceback, VS Code's notebook and debugger outputs. Each handler returns
+False when the line does not belong to the record, which is then finished and the line read anew.
+
+RecordStates is mixed into records.RecordParser and works on its state (`_open`, `_in_record`,
+`_add`, `_finish`).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import patterns as P
+from . import recordlines as L
+from .model import Exc, Frame, Line
+from .recordstart import STANDALONE_CHARS, OpenRecord
+from .standalone import standalone_kind
+
+MAX_FRAMES = 400  # frames kept of one traceback: its outermost quarter and its innermost (a recursion's)
+MAX_MESSAGE_LINES = 60
+# Lines a traceback may run without a frame or its exception: source lines, carets, an IPython or rich
+# frame's code context take a few each; past this the traceback is over (the process stopped, or the
+# excerpt did), and the lines after it go back to being scanned, not each parsed as part of it.
+MAX_FRAME_GAP = 100
+# Before its first frame a plain traceback has none of those: a header followed by this many other
+# lines lost its frames (a paste, interleaved output), and the lines go back to being read on their own.
+HEADER_GAP = 3
+CHAIN_GAP = 3  # lines allowed between a chain marker and the next "Traceback"
+
+
+class RecordStates:
+    """What a line does to the record its stream has open (records.RecordParser.feed)."""
+
+    def _continue(self, op: OpenRecord, line: Line) -> bool:
+        if op.prefix and L.prefix_shape(line.text[:len(op.prefix)]) == op.prefix:
+            line = replace(line, text=line.text[len(op.prefix):])
+        elif op.prefix and op.state == "frames" and not op.incident.frames:
+            op.prefix = L.shorter_prefix(op.prefix, line.text)
+            if op.prefix:
+                line = replace(line, text=line.text[len(op.prefix):])
+        handler = {"frames": self._in_frames, "message": self._in_message,
+                   "after": self._after_message, "chain": self._in_chain, "notebook": self._in_notebook,
+                   "debugger": self._in_debugger}[op.state]
+        return handler(op, line)
+
+    def _in_debugger(self, op: OpenRecord, line: Line) -> bool:
+        """After VS Code's "Exception has occurred: T": the message's first line, the one to quote,
+        then the frames (innermost first, as the debugger lists them)."""
+        op.state, op.since_frame = "frames", 0
+        if not line.text.strip() or P.frame_match(line.text) or P.TRACEBACK.search(line.text):
+            return self._in_frames(op, line)
+        exc = op.incident.chain[-1]
+        exc.message, exc.line = line.text.strip(), line
+        self._add(op, line)
+        return True
+
+    def _in_notebook(self, op: OpenRecord, line: Line) -> bool:
+        """VS Code's JSON error output: `"message": "...` (then its further lines) after the type."""
+        exc = op.incident.chain[-1]
+        if exc.line is op.incident.first and not exc.message:
+            m = P.NOTEBOOK_MESSAGE.match(line.text)
+            if m is None:  # not the shape after all: a "name" key of some other JSON
+                self._open.pop(op.incident.first.stream, None)
+                return False
+            exc.message, exc.line = m.group("msg"), line
+            self._add(op, line)
+            if line.text.rstrip().endswith('",'):
+                self._finish(op)
+            return True
+        end = P.NOTEBOOK_END.match(line.text)
+        if end or P.TRACEBACK.search(line.text) or op.msg_lines >= MAX_MESSAGE_LINES:
+            self._finish(op)
+            return bool(end) and end.group().strip() == '",'  # the message's closing quote is its own
+        exc.message = f"{exc.message}\n{line.text.strip()}"
+        op.msg_lines += 1
+        self._add(op, line)
+        return True
+
+    def _in_frames(self, op: OpenRecord, line: Line) -> bool:
+        text = line.text
+        inc = op.incident
+        if P.TRACEBACK.search(text) and inc.lines:
+            self._finish(op)  # a new traceback: the old one was cut off
+            return False
+        m = P.frame_match(text) or (op.in_box and P.RICH_FRAME.match(text))
+        if m:
+            if len(inc.frames) >= MAX_FRAMES:
+                del inc.frames[MAX_FRAMES // 4]
+                self.cut_frames += 1
+            inc.frames.append(L.frame(m))
+            self._add(op, line)
+            op.since_frame = 0
+            return True
+        op.since_frame += 1
+        plain_header = not (inc.frames or op.ipython or op.in_box)
+        if op.since_frame > (HEADER_GAP if plain_header else MAX_FRAME_GAP):
+            self._finish(op)
+            return False
+        if op.in_box and P.RICH_BOX.match(text):
+            m = P.RICH_WRAPPED_FUNC.match(text)
+            if m and inc.frames and not inc.frames[-1].func:  # "...x.py:258 in" then "│ func │"
+                f = inc.frames[-1]
+                inc.frames[-1] = Frame(f.file, f.lineno, m.group(1))
+            self._add(op, line)
+            return True
+        exc = L.exception_line(text, strict=False) or L.pytest_exception(text)
+        if exc is not None:
+            inc.chain.append(Exc(exc[0], exc[1], line))
+            self._add(op, line)
+            op.state, op.msg_lines = "message", 0
+            return True
+        if text.strip() == "" and len(inc.lines) > 1 and not inc.frames and not op.ipython:
+            self._finish(op)
+            return False
+        if (inc.frames or op.ipython or plain_header) and (P.RECORD_START.match(text) or self._failure_kind(text)):
+            self._finish(op)  # the process stopped mid-traceback, or the excerpt did
+            return False
+        self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
+        return True
+
+    def _in_message(self, op: OpenRecord, line: Line) -> bool:
+        text = line.text
+        if text.strip() == "":
+            op.state, op.gap = "after", 0
+            return True
+        if P.ORIGINAL_TRACEBACK.match(text):  # the worker's traceback inside the wrapper's message
+            op.state = "frames"
+            self._add(op, line)
+            return True
+        if P.TRACEBACK.search(text) or P.RECORD_START.match(text) or op.msg_lines >= MAX_MESSAGE_LINES:
+            self._finish(op)
+            return False
+        if P.CHAIN.match(text):
+            op.state, op.gap = "chain", 0
+            self._add(op, line)
+            return True
+        exc = op.incident.chain[-1]
+        exc.message = f"{exc.message}\n{text.strip()}" if exc.message else text.strip()
+        op.msg_lines += 1
+        self._add(op, line)
+        return True
+
+    def _after_message(self, op: OpenRecord, line: Line) -> bool:
+        """After a blank line: a chain marker continues the incident, anything else ends it."""
+        if P.CHAIN.match(line.text):
+            op.state, op.gap = "chain", 0
+            self._add(op, line)
+            return True
+        if line.text.strip() == "" and op.gap < 1:
+            op.gap += 1
+            return True
+        self._finish(op)
+        return False
+
+    def _in_chain(self, op: OpenRecord, line: Line) -> bool:
+        if P.TRACEBACK.search(line.text):
+            op.state = "frames"
+            op.in_box = line.text.lstrip()[:1] in "╭│|"
+            self._add(op, line)
+            return True
+        if line.text.strip() == "" and op.gap < CHAIN_GAP:
+            op.gap += 1
+            return True
+        self._finish(op)
+        return False
+
+    def _failure_kind(self, text: str) -> str | None:
+        """_standalone_kind without warnings, remembered: the source lines of a traceback repeat on
+        every rank that prints it."""
+        text = text[:STANDALONE_CHARS]  # as _classify reads it: a 1 MB line costs no more than its head
+        kind = self._in_record.get(text)
+        if kind is None:
+            kind = standalone_kind(text, warnings=False) or ""
+            self._in_record.remember(text, kind)
+        return kind or None
