@@ -14,13 +14,14 @@ from .facts import Fact, FactSheet, trigger_pieces
 from .framework import SplitFix, detect, split_fix
 from .generation import GENERATED, degenerate
 from .lead import Lead, lead
-from .match import Calibration, Matcher, Scored
+from .match import Matcher
 from .model import Exc, Incident, Line
 from .patterns import TRIGGER
 from .progress import diverged, frozen, stall
 from .reader import ReadStats, expand, safe_label
 from .records import MAX_FRAMES, MAX_KEPT_CHARS, RecordParser
 from .scan import scan
+from .scores import Calibration, Scored
 from .trigger import Phrases, Trigger
 
 DEFAULT_THRESHOLD = 0.5
