@@ -53,7 +53,7 @@ class Diagnosis:
     seen: object = None  # vlkb.history.Seen: earlier sightings of the root, when history is on
     lead: Lead | None = None  # for an unknown failure: the line to quote, the library, where to search
     frameworks: list[str] = field(default_factory=list)  # the training frameworks that ran, most specific first
-    similar: list = field(default_factory=list)  # similar.Found: public reports of the root's failure, best first
+    similar: list = field(default_factory=list)  # publicreport.Found: public reports of the root's failure, best first
 
     def fix(self, entry) -> SplitFix:
         """The entry's fix told for this run: its framework's bullets first, the others folded."""

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from vlkb.analyzer import tfidf
 from vlkb.analyzer.diagnose import merge_fragments
-from vlkb.analyzer.similar import (FLOOR, Found, Reader, Report, Signature, compare, message_words, query_words,
-                                   signature, text_signature)
+from vlkb.analyzer.publicreport import Found, Report
+from vlkb.analyzer.signature import Signature, message_words, signature, text_signature
+from vlkb.analyzer.similar import FLOOR, Reader, compare, query_words
 from vlkb.analyzer.textnorm import UNSAFE
 from vlkb.home import home
 from vlkb.kb import fixtures as fx
@@ -30,7 +31,7 @@ from vlkb.kb import fixtures as fx
 DB_NAME = "reports.db"
 BUILD_VERSION = "1"  # bump when the tables change: every index is rebuilt
 # the code a signature is read with: an index built by another version of it is rebuilt
-READING_MODULES = ("similar", "records", "patterns", "textnorm", "defining", "match", "elect", "trigger")
+READING_MODULES = ("similar", "signature", "records", "patterns", "textnorm", "defining", "match", "elect", "trigger")
 FIX_KINDS = ("fix", "fixed-in", "workaround", "no-fix", "unknown")
 CANDIDATES = 200  # rows FTS5 hands to the scorer, best bm25 first
 MAX_RECORD = 20_000  # characters of a record line; a longer one is not a report's error
