@@ -15,7 +15,7 @@ from .factshapes import trigger_pieces
 from .framework import SplitFix, detect, split_fix
 from .generation import GENERATED, degenerate
 from .lead import Lead, lead
-from .match import Calibration, Matcher, Scored
+from .match import Matcher
 from .model import Exc, Incident, Line
 from .patterns import TRIGGER
 from .progress import diverged, frozen, stall
@@ -23,6 +23,7 @@ from .reader import ReadStats, expand, safe_label
 from .records import MAX_KEPT_CHARS, RecordParser
 from .recordstates import MAX_FRAMES
 from .scan import scan
+from .scores import Calibration, Scored
 from .trigger import Phrases, Trigger
 
 DEFAULT_THRESHOLD = 0.5
@@ -54,7 +55,7 @@ class Diagnosis:
     seen: object = None  # vlkb.history.Seen: earlier sightings of the root, when history is on
     lead: Lead | None = None  # for an unknown failure: the line to quote, the library, where to search
     frameworks: list[str] = field(default_factory=list)  # the training frameworks that ran, most specific first
-    similar: list = field(default_factory=list)  # similar.Found: public reports of the root's failure, best first
+    similar: list = field(default_factory=list)  # publicreport.Found: public reports of the root's failure, best first
 
     def fix(self, entry) -> SplitFix:
         """The entry's fix told for this run: its framework's bullets first, the others folded."""

@@ -12,10 +12,7 @@ time (kb/fit.py), so 0.8 means about 8 in 10 such matches were right on the fixt
 """
 from __future__ import annotations
 
-import heapq
-import math
 import re
-from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
@@ -25,69 +22,14 @@ from .incidenttext import candidates, incident_document, incident_tokens
 from .lead import package_of
 from .model import Incident, Line
 from .patterns import frame_match
-from .regexinfo import required_literals
+from .scores import FEATURES, Calibration, Scored, Signal
+from .shortlist import Shortlist
 from .textnorm import canon
-from .trigger import ahocorasick_rs
 
-SHORTLIST = 16  # best TF-IDF entries (and at most as many trigger hits) fully scored per incident
-CHAMPIONS = 64  # entries kept per term in the inverted index
-
-FEATURES = ("regex", "fuzzy", "frames", "tfidf", "context")
 MIN_FUZZY_LEN = 24  # canonical messages shorter than this are too generic to compare
 # An entry's message is compared by its head, the part that names the failure: partial_ratio costs
 # ~1 ms for a 440-character needle against a 600-character message and ~0.1 ms for 160 characters.
 FUZZY_HEAD = 160
-
-
-@dataclass
-class Signal:
-    name: str
-    score: float
-    detail: str = ""
-    lines: list[Line] = field(default_factory=list)
-    captures: dict[str, str] = field(default_factory=dict)  # the regex's named groups, for advice
-
-
-@dataclass
-class Scored:
-    entry: object  # vlkb.kb.loader.Entry
-    incident: Incident
-    confidence: float
-    signals: list[Signal]
-    advice: list[str] = field(default_factory=list)  # the entry's advice that the run's facts call for
-    explained: str = ""  # set when one of the entry's `unless` conditions holds: harmless in this run
-
-    @property
-    def features(self) -> list[float]:
-        by = {s.name: s.score for s in self.signals}
-        return [by.get(f, 0.0) for f in FEATURES]
-
-    @property
-    def signal_summary(self) -> str:
-        """`regex 1.00, fuzzy 0.93, ...`: the signals that fired, as the reports show them."""
-        return ", ".join(f"{g.name} {g.score:.2f}" for g in self.signals)
-
-    @property
-    def evidence(self) -> list[Line]:
-        seen, out = set(), []
-        for s in sorted(self.signals, key=lambda s: -s.score):
-            for line in s.lines:
-                key = (line.path, line.lineno, line.text)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(line)
-        return out
-
-
-@dataclass
-class Calibration:
-    coef: list[float]
-    intercept: float
-    threshold: float
-
-    def confidence(self, features: list[float]) -> float:
-        z = self.intercept + sum(w * x for w, x in zip(self.coef, features))
-        return 1.0 / (1.0 + math.exp(-z))
 
 
 class Matcher:
@@ -102,77 +44,17 @@ class Matcher:
         # incident makes the matcher score, once each (every entry at start-up was a third of it)
         self._canon_messages: dict[str, list[str]] = {}
         self._defining: dict[str, dict] = {}
-        # inverted TF-IDF index and trigger phrases: a large KB is narrowed to a shortlist per incident.
-        # Each term keeps its CHAMPIONS heaviest entries (champion lists, Manning et al., IR ch. 7), and
-        # terms found in over a quarter of the entries are dropped: neither discriminates.
-        postings: dict[str, list[tuple[float, int]]] = {}
-        for i, e in enumerate(entries):
-            for term, w in vectors.get(e.id, {}).items():
-                postings.setdefault(term, []).append((w, i))
-        common = max(SHORTLIST, len(entries) // 4)
-        self._postings = {t: [(i, w) for w, i in heapq.nlargest(CHAMPIONS, p)]
-                          for t, p in postings.items() if len(p) <= common}
-        self._phrase_entries: dict[str, list[int]] = {}
-        for i, e in enumerate(entries):
-            for phrase in dict.fromkeys(e.triggers):
-                self._phrase_entries.setdefault(phrase, []).append(i)
-        self._phrases = _automaton(sorted(self._phrase_entries)) if len(entries) > SHORTLIST else None
-        # a regex that matches must never be left out by the shortlist: each pattern's required
-        # literals (regexinfo.required_literals) put its entry in; a pattern without one, always
-        by_literal: dict[str, set[int]] = {}
-        self._always = set()
-        # the same literals spare the regex itself: a pattern none of whose literals is in the
-        # incident cannot match there, so it is neither compiled nor run (compiling the patterns of
-        # the entries a log makes the matcher score was most of a small log's diagnosis)
-        self._need: dict[str, tuple[str, ...] | None] = {}
-        for i, e in enumerate(entries):
-            for rule in e.patterns:
-                pattern = rule.source
-                need = literals[pattern] if literals and pattern in literals else required_literals(rule.regex)
-                self._need[pattern] = tuple(need) if need else None
-                if need is None:
-                    self._always.add(i)
-                for lit in need or ():
-                    by_literal.setdefault(lit, set()).add(i)
-        self._literal_entries = {lit: sorted(ids) for lit, ids in by_literal.items()}
-        self._literals = _automaton(sorted(by_literal)) if len(entries) > SHORTLIST else None
+        # which entries an incident is scored against (analyzer/shortlist.py); each pattern's required
+        # literals also spare the regex itself where none of them is in the incident
+        self._shortlist = Shortlist(entries, vectors, literals)
+        self._need = self._shortlist.need
 
     def shortlist(self, inc: Incident, doc_vec: tfidf.Vector, cands: list[tuple[str, Line]]) -> list:
         """Entries worth scoring: the best by TF-IDF through the inverted index, every entry whose
         trigger phrase appears in the incident, and every entry one of whose patterns could match
         `cands` (its required literal is there). With a KB smaller than SHORTLIST, all of them."""
         seen = "\n".join(text for text, _ in cands)
-        return [self.entries[i] for i in sorted(set().union(*self._admitted(inc, doc_vec, seen)))]
-
-    def _admitted(self, inc: Incident, doc_vec: tfidf.Vector, seen: str) -> tuple[set, set]:
-        """The shortlist as two sets of entry indexes: those admitted by resemblance (TF-IDF, a
-        trigger phrase) and those admitted only because one of their patterns could match (`seen`:
-        the candidate texts joined). The second kind is there for its regex alone: scored in full
-        only when that regex does match."""
-        if len(self.entries) <= SHORTLIST:
-            return set(range(len(self.entries))), set()
-        acc: dict[int, float] = {}
-        for term, w in doc_vec.items():
-            for i, ew in self._postings.get(term, ()):
-                acc[i] = acc.get(i, 0.0) + w * ew
-        text = "\n".join(line.text for line in inc.lines[:200])
-        hits = set()
-        if self._phrases is not None:
-            text, spans = _found(self._phrases, text)
-            found = {text[s:e] for _, s, e in spans}
-            hits = {i for phrase in found for i in self._phrase_entries.get(phrase, ())}
-        rank = lambda i: acc.get(i, 0.0)  # noqa: E731
-        chosen = heapq.nlargest(SHORTLIST, hits, key=rank)  # trigger hits first, best first
-        chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
-        by_regex = set(self._always)
-        if self._literals is not None:
-            seen, spans = _found(self._literals, seen)
-            for s, e in {(s, e) for _, s, e in spans}:
-                by_regex.update(self._literal_entries.get(seen[s:e], ()))
-        else:  # without the automaton wheel: test the literals directly
-            by_regex.update(i for lit, ids in self._literal_entries.items() if lit in seen for i in ids)
-        resembling = set(chosen)
-        return resembling, by_regex - resembling
+        return [self.entries[i] for i in sorted(set().union(*self._shortlist.admitted(inc, doc_vec, seen)))]
 
     def score(self, inc: Incident, context_lines: list[Line], facts: dict | None = None) -> list[Scored]:
         """`facts`: key -> Fact read from the log (analyzer/facts.py), for the entries' conditions."""
@@ -185,7 +67,7 @@ class Matcher:
         mine = incident_tokens(inc)
         out = []
         seen = "\n".join(text for text, _ in cands)
-        resembling, by_regex = self._admitted(inc, doc_vec, seen)
+        resembling, by_regex = self._shortlist.admitted(inc, doc_vec, seen)
         for i in sorted(resembling | by_regex):
             entry = self.entries[i]
             regex = self._regex(entry, cands, inc, seen)
@@ -322,23 +204,7 @@ def _captures(m: re.Match) -> dict[str, str]:
     return {k: v for k, v in m.groupdict().items() if v and _PLAIN.fullmatch(v)}
 
 
-def _automaton(phrases: list[str]):
-    if ahocorasick_rs is None or not phrases:  # without the wheel the shortlist rests on TF-IDF alone
-        return None
-    return ahocorasick_rs.AhoCorasick(phrases, matchkind=ahocorasick_rs.MatchKind.Standard)
-
-
 def _features(signals: list[Signal]) -> list[float]:
     by = {s.name: s.score for s in signals}
     return [by.get(f, 0.0) for f in FEATURES]
 
-
-def _found(automaton, text: str) -> tuple[str, list]:
-    """(text, overlapping matches) of an ahocorasick-rs automaton. A lone surrogate (an unescaped JSON
-    "\ud83d" that a wrapper decoded) cannot be encoded for it: each becomes one U+FFFD, so the text
-    keeps its length and the spans index it."""
-    try:
-        return text, automaton.find_matches_as_indexes(text, overlapping=True)
-    except UnicodeEncodeError:
-        text = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
-        return text, automaton.find_matches_as_indexes(text, overlapping=True)

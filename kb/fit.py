@@ -16,7 +16,7 @@ from pathlib import Path
 
 from vlkb.analyzer import tfidf
 from vlkb.analyzer.diagnose import Engine
-from vlkb.analyzer.match import FEATURES, Calibration
+from vlkb.analyzer.scores import FEATURES, Calibration
 from vlkb.analyzer.regexinfo import required_literals
 
 from . import accuracy, docs

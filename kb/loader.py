@@ -147,7 +147,7 @@ def load_engine(extra_kb: list[str | Path] = (), cache_dir: Path | None = None):
     `cache_dir`: where start-up work may be kept between runs (the commands pass the user's
     vlkb.home.cache_dir(); a library caller keeps none unless it says so)."""
     from vlkb.analyzer.diagnose import Engine, fit_vectors
-    from vlkb.analyzer.match import Calibration
+    from vlkb.analyzer.scores import Calibration
 
     index = read_index(index_path(), cache_dir)
     entries = load(extra_kb, index.get("docs"))

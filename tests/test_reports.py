@@ -14,7 +14,8 @@ import pytest
 
 from vlkb import report_index, report_records, reports
 from vlkb.kb import fixtures as fx
-from vlkb.analyzer.similar import Signature, compare, signature, text_signature
+from vlkb.analyzer.signature import Signature, signature, text_signature
+from vlkb.analyzer.similar import compare
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "data" / "reports"

@@ -9,8 +9,8 @@ import pytest
 
 from vlkb.analyzer import tfidf
 from vlkb.analyzer.incidenttext import candidates, incident_document
-from vlkb.analyzer.match import SHORTLIST
 from vlkb.analyzer.regexinfo import required_literals
+from vlkb.analyzer.shortlist import SHORTLIST
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load
 
@@ -97,7 +97,8 @@ def test_an_entry_admitted_only_for_its_regex_is_dropped_when_the_regex_fails(en
     oom = next(e for e in engine.entries if e.id == "host-oom-sigkill")
     # without its TF-IDF vector or triggers only its literals can admit host-oom-sigkill
     bare = Matcher(engine.entries, m.idf, {k: v for k, v in m.vectors.items() if k != oom.id}, engine.calibration)
-    bare._phrase_entries = {p: [i for i in ids if engine.entries[i] is not oom] for p, ids in bare._phrase_entries.items()}
+    index = bare._shortlist
+    index._phrase_entries = {p: [i for i in ids if engine.entries[i] is not oom] for p, ids in index._phrase_entries.items()}
     killed = tmp_path / "killed.log"
     killed.write_text("step 10/100 loss 1.2\n已杀死\n", encoding="utf-8")
     root = engine.diagnose([str(killed)]).root

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from vlkb.analyzer import Diagnosis
-from vlkb.analyzer.match import Scored
+from vlkb.analyzer.scores import Scored
 from vlkb.analyzer.report import how_sure
 
 HEADLINES = {

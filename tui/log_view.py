@@ -3,35 +3,38 @@
 Only the rows on screen are read and rendered (Textual's line API over `LineIndex`), so a 1 GB log
 opens at once and scrolls like a small one; indexing, filtering and searching run in workers. Log
 text becomes `rich.text.Text`, never markup, with terminal control sequences stripped.
+
+This module holds the pane's state, its rendering and its cursor; each other concern is a mixin in a
+module of its own: the jumps to a line, an evidence line or a file (log_navigation.py), the rank filter
+and its process (log_filter.py), search (log_search.py), the index worker (log_indexing.py).
 """
 from __future__ import annotations
 
 import re
-import subprocess
-import time
 
 import numpy as np
 from rich.segment import Segment
 from rich.text import Text
-from textual import work
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.worker import get_current_worker
 
 from vlkb.analyzer.textnorm import strip_terminal
-from vlkb.subproc import module_command
 
 from .lineindex import LineIndex
+from .log_filter import LogRankFilter
+from .log_indexing import LogIndexing
+from .log_navigation import LogNavigation
+from .log_search import LogSearch
 
-
-REFRESH = 0.25  # seconds between two updates of the pane while the index or a filter is being built
 WIDTH = 4096  # columns the pane scrolls across (left/right); lines are cut at MAX_LINE bytes anyway
 
 
-class LogView(ScrollView, can_focus=True):
+# each concern of the pane is a mixin in its own module; this class holds the state they share, the
+# rendering and the cursor
+class LogView(LogNavigation, LogRankFilter, LogSearch, LogIndexing, ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up,k", "move(-1)", "Line up", show=False),
         Binding("down,j", "move(1)", "Line down", show=False),
@@ -72,13 +75,6 @@ class LogView(ScrollView, can_focus=True):
 
     # ---- what is shown ------------------------------------------------------------------------
     @property
-    def index(self) -> LineIndex:
-        if self.path not in self._indexes:
-            self._indexes[self.path] = LineIndex(self.sources[self.path])
-            self._build(self._indexes[self.path])
-        return self._indexes[self.path]
-
-    @property
     def row_count(self) -> int:
         return len(self.rows) if self.rows is not None else self.index.count
 
@@ -97,11 +93,6 @@ class LogView(ScrollView, can_focus=True):
     def line(self) -> int:
         """The 1-based line under the cursor."""
         return self.line_of(self.cursor) + 1 if self.row_count else 0
-
-    @property
-    def evidence(self) -> list[int]:
-        """The 1-based evidence lines of the file shown."""
-        return sorted(n + 1 for n in self._marked.get(self.path, ()))
 
     def on_mount(self) -> None:
         self._resize()
@@ -176,151 +167,3 @@ class LogView(ScrollView, can_focus=True):
 
     def action_edge(self, end: int) -> None:
         self.cursor = self.row_count - 1 if end else 0
-
-    def goto(self, path: str, lineno: int) -> None:
-        """Put the cursor on line `lineno` (1-based) of `path`; a rank filter hiding it is turned off."""
-        if path in self.paths and path != self.path:
-            self._show(path)
-        if self.rows is not None and not _kept(self.rows, lineno - 1):
-            self._filter(None)
-            self.note = "rank filter off to show that line"
-        if lineno > self.index.count and not self.index.done:
-            self._pending = lineno  # not indexed yet: go there when it is
-            return
-        self._pending = None
-        self.cursor = self.row_of(max(0, lineno - 1))
-
-    def action_evidence(self, direction: int) -> None:
-        lines = self.evidence
-        if not lines:
-            self.app.bell()
-            return
-        here = self.line
-        later = [n for n in lines if (n > here if direction > 0 else n < here)]
-        target = (later[0] if direction > 0 else later[-1]) if later else (lines[0] if direction > 0 else lines[-1])
-        self.goto(self.path, target)
-
-    def action_next_file(self) -> None:
-        if len(self.paths) > 1:
-            self._show(self.paths[(self.paths.index(self.path) + 1) % len(self.paths)])
-
-    def _show(self, path: str) -> None:
-        self.workers.cancel_group(self, "filter")  # the filter belonged to the other file
-        self.path, self.rows, self.rank = path, None, None
-        self.cursor = 0
-        self._resize()
-        self.refresh()
-
-    # ---- rank filter --------------------------------------------------------------------------
-    def action_next_rank(self) -> None:
-        choices = [None, *self.ranks]
-        if len(choices) == 1:
-            self.note = "no rank prefixes in this log"
-            self._status()
-            return
-        self._filter(choices[(choices.index(self.rank) + 1) % len(choices)] if self.rank in choices else None)
-
-    def _filter(self, rank: str | None) -> None:
-        here = self.line_of(self.cursor) if self.row_count else 0
-        self.rank, self.note = rank, ""
-        self.rows = None if rank is None else np.zeros(0, dtype=np.int64)
-        self._resize()
-        if rank is None:
-            self.workers.cancel_group(self, "filter")
-            self.cursor = here
-        else:
-            self._select(self.index, rank, here)
-
-    @work(thread=True, exclusive=True, group="filter")
-    def _select(self, index: LineIndex, rank: str, here: int) -> None:
-        """Run the filter in its own process (tui/rank_filter.py) and show what it finds as it comes."""
-        worker = get_current_worker()
-        proc = subprocess.Popen(module_command("vlkb.tui.rank_filter", index.path, rank),
-                                stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        found, pending, shown = [], b"", time.monotonic()
-        try:
-            while not worker.is_cancelled:
-                data = proc.stdout.read1(1 << 16)
-                if not data:
-                    break
-                pending += data
-                whole = len(pending) - len(pending) % 8
-                found.append(np.frombuffer(pending[:whole], dtype=np.int64))
-                pending = pending[whole:]
-                if time.monotonic() - shown > REFRESH:  # show what is found so far, a few times a second
-                    found = [np.concatenate(found)]
-                    self.app.call_from_thread(self._filtered, rank, found[0], here, False)
-                    shown = time.monotonic()
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-        if not worker.is_cancelled:
-            rows = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-            self.app.call_from_thread(self._filtered, rank, rows, here, True)
-
-    def _filtered(self, rank: str, rows: np.ndarray, here: int, done: bool) -> None:
-        if self.rank != rank:
-            return
-        self.rows = rows
-        self.note = "" if done else "filtering..."
-        self._resize()
-        self.cursor = self.row_of(here)
-
-    # ---- search -------------------------------------------------------------------------------
-    def search(self, term: str, backwards: bool = False) -> None:
-        """Smart case: a term in lower case matches any case."""
-        flags = re.I if term == term.lower() else 0
-        self.term = term
-        self.pattern = (re.compile(re.escape(term.encode()), flags), re.compile(re.escape(term), flags))
-        self.action_search_again(backwards)
-
-    def action_search_again(self, backwards: bool) -> None:
-        if self.pattern is None:
-            return
-        self.note = "searching..."
-        self._status()
-        self._find(self.index, self.pattern[0], self.line_of(self.cursor), backwards, self.rows)
-
-    @work(thread=True, exclusive=True, group="search")
-    def _find(self, index: LineIndex, pattern: re.Pattern, here: int, backwards: bool, rows) -> None:
-        at = here
-        for _ in range(10_000):
-            at = index.find(pattern, at, backwards)
-            if at is None or rows is None or _kept(rows, at) or at == here:
-                break
-        if not get_current_worker().is_cancelled:  # a newer search replaced this one
-            self.app.call_from_thread(self._found, at)
-
-    def _found(self, at: int | None) -> None:
-        self.note = "" if at is not None else "no match"
-        if at is not None:
-            self.cursor = self.row_of(at)
-        self._status()
-        self.refresh()
-
-    # ---- indexing -----------------------------------------------------------------------------
-    @work(thread=True, group="index")
-    def _build(self, index: LineIndex) -> None:
-        worker = get_current_worker()
-        shown = time.monotonic()
-        for _ in index.build():
-            if worker.is_cancelled:
-                return
-            if time.monotonic() - shown > REFRESH:
-                self.app.call_from_thread(self._indexed, index)
-                shown = time.monotonic()
-        self.app.call_from_thread(self._indexed, index)
-
-    def _indexed(self, index: LineIndex) -> None:
-        if index is self._indexes.get(self.path) and self.rows is None:
-            self._resize()
-            self.refresh()
-            if self._pending is not None and (self._pending <= index.count or index.done):
-                self.goto(self.path, self._pending)
-
-
-def _kept(rows: np.ndarray, line: int) -> bool:
-    """Whether a rank filter's rows (sorted) keep 0-based `line`."""
-    at = int(np.searchsorted(rows, line))
-    return at < len(rows) and int(rows[at]) == line

@@ -16,8 +16,9 @@ from importlib import resources
 from pathlib import Path
 
 from vlkb.analyzer import tfidf
-from vlkb.analyzer.similar import (FLOOR, Found, Reader, Report, Signature, compare, message_words, query_words,
-                                   signature, text_signature)
+from vlkb.analyzer.publicreport import Found, Report
+from vlkb.analyzer.signature import Signature, message_words, signature, text_signature
+from vlkb.analyzer.similar import FLOOR, Reader, compare, query_words
 from vlkb.home import home
 from vlkb.kb import fixtures as fx
 from vlkb.report_records import read_records, record_files, report_key
@@ -25,7 +26,8 @@ from vlkb.report_records import read_records, record_files, report_key
 DB_NAME = "reports.db"
 BUILD_VERSION = "1"  # bump when the tables change: every index is rebuilt
 # the code a signature is read with: an index built by another version of it is rebuilt
-READING_MODULES = ("similar", "records", "patterns", "textnorm", "defining", "match", "elect", "trigger")
+READING_MODULES = ("similar", "signature", "records", "recordstart", "recordstates", "patterns", "errorshapes",
+                   "standaloneshapes", "textnorm", "defining", "match", "elect", "trigger")
 CANDIDATES = 200  # rows FTS5 hands to the scorer, best bm25 first
 
 

@@ -6,7 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from vlkb.analyzer.similar import Reader, Signature
+from vlkb.analyzer.signature import Signature
+from vlkb.analyzer.similar import Reader
 from vlkb.report_index import Index, ensure
 from vlkb.report_records import find_records, report_key
 

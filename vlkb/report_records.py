@@ -12,7 +12,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from vlkb.analyzer.similar import Report
+from vlkb.analyzer.publicreport import Report
 from vlkb.analyzer.textnorm import UNSAFE
 from vlkb.home import home
 

@@ -9,7 +9,8 @@ import sqlite3
 from pathlib import Path
 
 from vlkb.analyzer.diagnose import merge_fragments
-from vlkb.analyzer.similar import Found, Signature, signature
+from vlkb.analyzer.publicreport import Found
+from vlkb.analyzer.signature import Signature, signature
 from vlkb.report_index import Index, ensure
 from vlkb.report_records import ReportError, record
 

@@ -6,7 +6,7 @@ import json
 from ..diagnose import Diagnosis
 from . import PLAIN, Context, strength
 from ..facts import ordered
-from ..match import Scored
+from ..scores import Scored
 from ..model import Incident, Line
 
 SCHEMA = "vlkb.diagnosis/1"

@@ -13,7 +13,7 @@ from rich.text import Text
 from ..diagnose import Diagnosis
 from . import PLAIN, Context, cited, how_sure
 from ..facts import describe, ordered
-from ..match import Scored
+from ..scores import Scored
 from .shorten import shorten
 
 MAX_EVIDENCE = 8

@@ -1,0 +1,108 @@
+"""Which entries an incident is scored against: with a large KB, a shortlist instead of every entry.
+
+The best entries by TF-IDF through an inverted index, every entry whose trigger phrase appears in the
+incident, and every entry one of whose patterns could match (its required literal is there). A regex
+that matches must never be left out, so the literals admit an entry whatever its resemblance; the same
+literals tell analyzer/match.py which patterns cannot match and need not run.
+"""
+from __future__ import annotations
+
+import heapq
+
+from . import tfidf
+from .model import Incident
+from .regexinfo import required_literals
+from .trigger import ahocorasick_rs
+
+SHORTLIST = 16  # best TF-IDF entries (and at most as many trigger hits) fully scored per incident
+CHAMPIONS = 64  # entries kept per term in the inverted index
+
+
+class Shortlist:
+    """The inverted TF-IDF index, the trigger phrases and the patterns' required literals of a KB."""
+
+    def __init__(self, entries: list, vectors: dict[str, tfidf.Vector],
+                 literals: dict[str, list[str] | None] | None = None):
+        """`literals`: each pattern's required literals as `kb fit` stored them (parsed here when absent)."""
+        self.entries = entries
+        # inverted TF-IDF index and trigger phrases: a large KB is narrowed to a shortlist per incident.
+        # Each term keeps its CHAMPIONS heaviest entries (champion lists, Manning et al., IR ch. 7), and
+        # terms found in over a quarter of the entries are dropped: neither discriminates.
+        postings: dict[str, list[tuple[float, int]]] = {}
+        for i, e in enumerate(entries):
+            for term, w in vectors.get(e.id, {}).items():
+                postings.setdefault(term, []).append((w, i))
+        common = max(SHORTLIST, len(entries) // 4)
+        self._postings = {t: [(i, w) for w, i in heapq.nlargest(CHAMPIONS, p)]
+                          for t, p in postings.items() if len(p) <= common}
+        self._phrase_entries: dict[str, list[int]] = {}
+        for i, e in enumerate(entries):
+            for phrase in dict.fromkeys(e.triggers):
+                self._phrase_entries.setdefault(phrase, []).append(i)
+        self._phrases = _automaton(sorted(self._phrase_entries)) if len(entries) > SHORTLIST else None
+        # a regex that matches must never be left out by the shortlist: each pattern's required
+        # literals (regexinfo.required_literals) put its entry in; a pattern without one, always
+        by_literal: dict[str, set[int]] = {}
+        self._always = set()
+        # the same literals spare the regex itself: a pattern none of whose literals is in the
+        # incident cannot match there, so it is neither compiled nor run (compiling the patterns of
+        # the entries a log makes the matcher score was most of a small log's diagnosis)
+        self.need: dict[str, tuple[str, ...] | None] = {}
+        for i, e in enumerate(entries):
+            for rule in e.patterns:
+                pattern = rule.source
+                need = literals[pattern] if literals and pattern in literals else required_literals(rule.regex)
+                self.need[pattern] = tuple(need) if need else None
+                if need is None:
+                    self._always.add(i)
+                for lit in need or ():
+                    by_literal.setdefault(lit, set()).add(i)
+        self._literal_entries = {lit: sorted(ids) for lit, ids in by_literal.items()}
+        self._literals = _automaton(sorted(by_literal)) if len(entries) > SHORTLIST else None
+
+    def admitted(self, inc: Incident, doc_vec: tfidf.Vector, seen: str) -> tuple[set, set]:
+        """The shortlist as two sets of entry indexes: those admitted by resemblance (TF-IDF, a
+        trigger phrase) and those admitted only because one of their patterns could match (`seen`:
+        the candidate texts joined). The second kind is there for its regex alone: scored in full
+        only when that regex does match."""
+        if len(self.entries) <= SHORTLIST:
+            return set(range(len(self.entries))), set()
+        acc: dict[int, float] = {}
+        for term, w in doc_vec.items():
+            for i, ew in self._postings.get(term, ()):
+                acc[i] = acc.get(i, 0.0) + w * ew
+        text = "\n".join(line.text for line in inc.lines[:200])
+        hits = set()
+        if self._phrases is not None:
+            text, spans = _found(self._phrases, text)
+            found = {text[s:e] for _, s, e in spans}
+            hits = {i for phrase in found for i in self._phrase_entries.get(phrase, ())}
+        rank = lambda i: acc.get(i, 0.0)  # noqa: E731
+        chosen = heapq.nlargest(SHORTLIST, hits, key=rank)  # trigger hits first, best first
+        chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
+        by_regex = set(self._always)
+        if self._literals is not None:
+            seen, spans = _found(self._literals, seen)
+            for s, e in {(s, e) for _, s, e in spans}:
+                by_regex.update(self._literal_entries.get(seen[s:e], ()))
+        else:  # without the automaton wheel: test the literals directly
+            by_regex.update(i for lit, ids in self._literal_entries.items() if lit in seen for i in ids)
+        resembling = set(chosen)
+        return resembling, by_regex - resembling
+
+
+def _automaton(phrases: list[str]):
+    if ahocorasick_rs is None or not phrases:  # without the wheel the shortlist rests on TF-IDF alone
+        return None
+    return ahocorasick_rs.AhoCorasick(phrases, matchkind=ahocorasick_rs.MatchKind.Standard)
+
+
+def _found(automaton, text: str) -> tuple[str, list]:
+    """(text, overlapping matches) of an ahocorasick-rs automaton. A lone surrogate (an unescaped JSON
+    "\ud83d" that a wrapper decoded) cannot be encoded for it: each becomes one U+FFFD, so the text
+    keeps its length and the spans index it."""
+    try:
+        return text, automaton.find_matches_as_indexes(text, overlapping=True)
+    except UnicodeEncodeError:
+        text = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+        return text, automaton.find_matches_as_indexes(text, overlapping=True)
