@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from . import defining
 from .lead import STDLIB
@@ -69,7 +70,7 @@ class Signature:
         alone, or a bare `AssertionError`, match every report of a trainer)."""
         return len(self.text) >= MIN_TEXT and self.specificity > 0
 
-    @property
+    @cached_property  # frozen: read once per signature (a report's is compared with many logs' roots)
     def specificity(self) -> int:
         """How many distinct words the message says besides its exception's name and the words
         every error message uses."""

@@ -135,6 +135,9 @@ class Index:
     def __init__(self, path: Path):
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         self.idf = dict(self.db.execute("select token, idf from idf"))
+        # a row's signature and TF-IDF vector, read once per open index: `candidates` searches with every
+        # report's signature and meets the same rows again and again (bounded by the rows of the index)
+        self._read: dict[int, tuple[Signature, dict]] = {}
 
     def close(self) -> None:
         self.db.close()
@@ -157,13 +160,20 @@ class Index:
             key = report_key(row["url"])
             if key in exclude:
                 continue
-            theirs = Signature.from_json(json.loads(row["signature"]))
-            like = compare(sig, mine, theirs, tfidf.transform(theirs.text, self.idf), self.idf)
+            theirs, their_vec = self._row_signature(row)
+            like = compare(sig, mine, theirs, their_vec, self.idf)
             if like is None or like.score < floor:
                 continue
             if key not in found or like.score > found[key].likeness.score:
                 found[key] = _found(row, like)
         return sorted(found.values(), key=lambda f: (-f.likeness.score, f.url))[:k]
+
+    def _row_signature(self, row: dict) -> tuple[Signature, dict]:
+        got = self._read.get(row["id"])
+        if got is None:
+            theirs = Signature.from_json(json.loads(row["signature"]))
+            got = self._read[row["id"]] = (theirs, tfidf.transform(theirs.text, self.idf))
+        return got
 
 
 def _found(row: dict, like) -> Found:
