@@ -158,6 +158,9 @@ TRIGGER = re.compile(
     rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of|\.py in "
     rb"|make: |make\[|nvcc fatal|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
+    # a native crash handler's frames (LLVM's and ROCm's "#94 0x00007ffba032560e (python312.dll+0x6560e)",
+    # gdb's "#0  0x00007ffff7a42428 in raise ()"); torch elastic's failure summary ("traceback : To enable ...")
+    rb"| 0x00007f|To enable traceback see: "
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"
     rb"|train_loss|avr_loss=0\]|avr_loss=0\.0\]"

@@ -82,6 +82,9 @@ STANDALONE = [
         # and the list of extension modules it ends with (Python 3.10+, "Extension modules: numpy.core._multiarray_umath,
         # ..., regex._regex (total: 96)"), which a paste may keep alone, its header cut off
         r"|(?:^Extension modules: |, )[A-Za-z_]\w{0,60}(?:\.\w{1,60}){1,6} \(total: \d{1,5}\)\s*$"
+        # a native crash handler's stack, of which a paste may keep only the tail: LLVM's and ROCm's
+        # ("#94 0x00007ffba032560e (E:\Program Files\Python312\python312.dll+0x6560e)"), gdb's ("#0  0x00007ffff7a42428 in raise ()")
+        r"|^#\d{1,4} {1,3}0x00007f[0-9a-f]{6,10} (?:\(|in )"
     )),
     # launchers reporting that a child failed (cascade unless nothing else explains it)
     ("launcher", re.compile(
@@ -89,6 +92,8 @@ STANDALONE = [
         r"|exits with return code|returned non-zero exit status|Received (?:Signals\.)?SIG(?:TERM|INT) death signal"
         r"|Killing subprocess \d+|^Exit code: [1-9]\d*\s*$"  # ColossalAI's launcher after a failed torchrun
         r"|^\s*exitcode\s*:\s*[1-9]\d*\s+\(pid: "  # torchrun's Failures block: a rank that exited with an error
+        # the same block's last line, which a paste may keep alone (torch.distributed.elastic's error summary)
+        r"|^\s*traceback\s*: To enable traceback see: https://pytorch\.org/docs/stable/elastic/errors\.html"
         # SLURM ending a job: its time limit, a preemption, scancel ("slurmstepd: error: *** JOB 4242 ON
         # gpu01 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***")
         r"|^slurmstepd: (?:error: )?\*\*\* (?:JOB|STEP) \S{1,40} (?:ON \S{1,100} )?CANCELLED AT "

@@ -58,10 +58,6 @@ KNOWN_GAPS = {
                                       "frames and exception cut off",
     "cases/meta-llama-llama-786.log": "a lone '^C' after 'Fetching all parameters' (Colab stopped the conversion when "
                                       "RAM ran out), no kill, error or exit line",
-    "cases/unslothai-unsloth-7922.log": "only the tail of a native crash backtrace ('#94 0x00007ffba032560e "
-                                        "(...python312.dll+0x6560e)' lines), its signal or error line cut off",
-    "cases/dhcode-cpp-X-R1-48.log": "only the last line of torch elastic's failure summary ('traceback : To enable "
-                                    "traceback see: ...'), then a second attempt's set-up cut before its error",
 }
 
 
