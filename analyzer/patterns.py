@@ -148,7 +148,7 @@ TRIGGER = re.compile(
     # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")
     rb"|failed assertion `|errored: |killing sweep|\(failed |abort  |bus error  |segmentation fault  |trace trap  |illegal hardware instruction|floating point exception"
     rb"|" + "进程已结束".encode() + "|发生异常: ".encode()
-    # module-qualified exception types whose name has no Error/Exception suffix (records.QUALIFIED_TYPE)
+    # module-qualified exception types whose name has no Error/Exception suffix (QUALIFIED_TYPE above)
     + rb"|ArrowInvalid: |EnforceNotMet: |BrokenProcessPool: "
     + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first|<ipython-input-"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record

@@ -165,7 +165,7 @@ class RecordStates:
         return False
 
     def _failure_kind(self, text: str) -> str | None:
-        """_standalone_kind without warnings, remembered: the source lines of a traceback repeat on
+        """standalone.standalone_kind without warnings, remembered: the source lines of a traceback repeat on
         every rank that prints it."""
         text = text[:STANDALONE_CHARS]  # as _classify reads it: a 1 MB line costs no more than its head
         kind = self._in_record.get(text)

@@ -9,7 +9,7 @@ against a failure by what the two share: TF-IDF over the canonical message, rapi
 words, the frames in common. A report whose defining token or exception differs is never similar,
 however alike the words (exit -8 against -9, an empty shape against a sized one).
 
-The store of reports (SQLite, FTS5 for the candidate set) is vlkb/reports.py; this module is the pure
+The store of reports (SQLite, FTS5 for the candidate set) is vlkb/report_index.py; this module is the pure
 part, in the core, so that reading a report and reading a log are the same code. A failure's
 `Signature` is read in analyzer/signature.py; the report records (`Report`, `Likeness`, `Found`) are
 analyzer/publicreport.py's.
