@@ -1,7 +1,7 @@
 """What a search for similar public reports returns: a report, how it resembles the failure, and the
 report found similar as every format shows it (its resolution, what it shares with the failure).
 
-Plain records: vlkb/reports.py reads reports into `Report`, analyzer/similar.compare scores one into a
+Plain records: vlkb/report_records.py reads reports into `Report`, analyzer/similar.compare scores one into a
 `Likeness`, and the output formats read `Found`.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ _REPO = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discu
 
 @dataclass(frozen=True)
 class Report:
-    """One public report: a record of data/reports, the user's, or a KB fixture (vlkb/reports.py reads them)."""
+    """One public report: a record of data/reports, the user's, or a KB fixture (vlkb/report_records.py reads them)."""
 
     url: str
     error: str  # the error as the report printed it (a fixture: its whole log window)

@@ -75,7 +75,7 @@ def to_dict(d: Diagnosis, entries: list) -> dict:
                            # --top: the other candidates above the noise floor
                            "alsoConsidered": [{"entry": r.entry.id, "confidence": r.confidence} for r in d.runners_up]},
         }
-        if d.similar:  # public reports of the same failure (vlkb/reports.py)
+        if d.similar:  # public reports of the same failure (vlkb/reports.similar)
             result["properties"]["similarReports"] = [{"url": f.url, "title": f.report.title, "similarity": f.likeness.score,
                                                        "resolution": f.resolution or None} for f in d.similar]
         if not result["relatedLocations"]:
