@@ -16,7 +16,8 @@ from .reader import InputError, ReadStats, Source, chunks
 from .clock import time_before
 from .records import RecordParser
 from .recordstart import NOTHING
-from .textnorm import CONTROL_C0, DIGIT_RUN, clean, clean_spans, split_glued, unflatten
+from .layout import Cleaner
+from .textnorm import CONTROL_C0, DIGIT_RUN, clean_spans
 from .trigger import Trigger
 
 # The shape of a raw line: its runs of two or more digits masked, as textnorm.template masks the
@@ -48,7 +49,7 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
     this process; None lets a large regular file's candidate lines be found by a second one
     (analyzer/prescan.py), with the same result."""
     trigger = trigger or Trigger(TRIGGER)
-    cache = Memo()  # raw line -> its cleaned parts
+    cache = Cleaner()  # raw line -> its cleaned parts
     for source in sources:
         lineno = 0
         feed = _Feeder(source.label, parser, on_line, cache, fold)
@@ -100,7 +101,7 @@ def _scan_chunk(chunk: bytes, n: int, starts: list[int], before: list[int], tota
 class _Feeder:
     """Clean raw lines (memoised: warnings repeat on every rank) and hand them to the parser."""
 
-    def __init__(self, path: str, parser: RecordParser, on_line, cache: Memo, fold: Folder | None):
+    def __init__(self, path: str, parser: RecordParser, on_line, cache: Cleaner, fold: Folder | None):
         self.path, self.parser, self.on_line, self.cache, self.fold = path, parser, on_line, cache, fold
         self.repeats = Memo()  # raw line -> (what feeding it did, its cleaned form), for this file
         self.shapes = Memo()  # a raw line's shape -> what feeding a line of it did, for this file
@@ -128,11 +129,7 @@ class _Feeder:
                 if outcome is NOTHING or (outcome is not None and self.fold.recount(outcome, self._who(raw))):
                     self.skipped = True
                     return
-        parts = self.cache.get(raw)
-        if parts is None:
-            noise, text = split_glued(raw.decode("utf-8", "replace"))
-            parts = ([clean(noise)] if noise else []) + [clean(piece) for piece in unflatten(text)]
-            self.cache.remember(raw, parts)
+        parts = self.cache(raw)
         if idle and self.skipped:  # the stream's clock missed the times of the lines skipped by shape
             self.skipped = False
             when = time_before(chunk, pos)
@@ -161,7 +158,7 @@ class _Feeder:
         key = raw.translate(_ZEROS)
         spans = self.whos.get(key)
         if spans is None:
-            c, rank_at, host_at = clean_spans(raw.decode("utf-8", "replace"))
+            c, rank_at, host_at, _, _ = clean_spans(raw.decode("utf-8", "replace"))
             if not raw.isascii() or _CONTROL.search(raw):  # offsets in the text are not byte offsets
                 return who_label(c.rank, c.host)
             spans = (rank_at, host_at)

@@ -73,9 +73,10 @@ _HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.-]{0,2
 _HOST_DIGIT = re.compile(r"[A-Za-z][\w-]{0,252}?\d")
 #   YAML keys that carry a digit are not hosts either ("bf16: true", "fp16: false"); host names
 #   have no underscore (RFC 952), config keys usually do ("ds_z3: ...").
-#   Ascend CANN error codes ("EH9999: Inner Error!") and gcc's collect2 are not hosts either.
+#   Ascend CANN error codes ("EH9999: Inner Error!") and gcc's collect2 are not hosts either (its digit read
+#   as any digit, as every pattern here reads digits: lines that differ only in digits clean alike).
 _NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|_|^(?:bf|fp|tf|int|uint)\d+$|^E[A-Z]\d{4}$"
-                        r"|^collect2$)", re.I)  # gcc's linker driver: "collect2: error: ld returned 1 exit status"
+                        r"|^collect\d$)", re.I)  # gcc's linker driver: "collect2: error: ld returned 1 exit status"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,16 +138,20 @@ def clean(raw: str) -> CleanLine:
     return clean_spans(raw)[0]
 
 
-def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int, int] | None]:
-    """`clean`, with where the rank and the host sit in the text after `strip_terminal`. Every prefix
-    pattern tells digits from other characters but never one digit from another, so two lines that
-    differ only in their digits clean alike and hold their rank and host at the same places."""
+Span = tuple[int, int]
+
+
+def clean_spans(raw: str) -> tuple[CleanLine, Span | None, Span | None, Span | None, int]:
+    """`clean`, with where the rank, the host and the time stamp sit in the text after
+    `strip_terminal`, and where the clean text starts in it (-1: the text was rewritten, not cut out).
+    Every prefix pattern tells digits from other characters but never one digit from another, so two
+    lines that differ only in their digits clean alike and hold these parts at the same places."""
     text = strip_terminal(raw.rstrip("\r\n"))
-    ts = None
+    ts = ts_span = None
     at = 0  # characters of the stripped line consumed so far
     m = _GHA_TS.match(text)
     if m:
-        ts, text, at = m.group(1), text[m.end():], m.end()
+        ts, ts_span, text, at = m.group(1), m.span(1), text[m.end():], m.end()
     host = rank = host_span = rank_span = None
     for _ in range(5):  # prefixes nest at most this deep in practice
         m = _QUOTE.match(text) or _LINENO.match(text)
@@ -156,7 +161,9 @@ def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int,
         if ts is None:
             m = _GHA_TS.match(text) or _LOG_TS.match(text)
             if m:
-                ts, text, at = m.group(1) or m.group(2), text[m.end():], at + m.end()
+                g = 1 if m.group(1) else 2
+                ts, ts_span = m.group(g), (at + m.start(g), at + m.end(g))
+                text, at = text[m.end():], at + m.end()
                 continue
         if host is None:
             m = _COMPOSE.match(text) or _KUBECTL.match(text) or _RAY.match(text)
@@ -186,8 +193,8 @@ def clean_spans(raw: str) -> tuple[CleanLine, tuple[int, int] | None, tuple[int,
                 continue
         break
     if 'File ""' in text:  # a traceback a log viewer escaped CSV-style: its quotes doubled, one left at the end
-        text = _CSV_FRAME.sub(r'File "\1", line \2\3', text)
-    return CleanLine(text=text, rank=rank, host=host, timestamp=ts), rank_span, host_span
+        text, at = _CSV_FRAME.sub(r'File "\1", line \2\3', text), -1
+    return CleanLine(text=text, rank=rank, host=host, timestamp=ts), rank_span, host_span, ts_span, at
 
 
 # ---- canonical text for fuzzy and TF-IDF comparison ------------------------------------------

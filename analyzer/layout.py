@@ -1,0 +1,83 @@
+"""Raw line -> its cleaned parts, the per-line work of the scan, keyed by the line's layout.
+
+A line's cleaning depends on where its prefixes end, never on the values of its digits (textnorm.
+clean_spans). So lines that differ only in their digits (each rank's copy of a traceback line, a
+watchdog notice with its own time and pid) are cleaned once: the first one's layout (where the text,
+the rank, the host and the time sit) is remembered under the line with every digit zeroed, and the
+next ones are cut at the same offsets. That holds for plain ASCII without control bytes, where a
+character is a byte and terminal stripping removes nothing; every other line is cleaned in full.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .memo import MAX_KEY_LEN, Memo
+from .textnorm import CONTROL_C0, CleanLine, Span, clean, clean_spans, split_glued, unflatten
+
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+# bytes after which offsets in the raw line are not offsets in the cleaned one: C0 controls (a \r
+# redraw keeps only its last part), syslog's escaped ESC ("#033["), an escaped newline (a flattened
+# traceback is split in lines)
+_MOVES = re.compile(CONTROL_C0.encode() + rb"|#033\[|\\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a cleaned line's parts sit in its raw text."""
+
+    text_at: int
+    rank: Span | None
+    host: Span | None
+    ts: Span | None
+
+    def cut(self, raw: str) -> CleanLine:
+        return CleanLine(raw[self.text_at:], _part(raw, self.rank), _part(raw, self.host), _part(raw, self.ts))
+
+
+def _part(raw: str, span: Span | None) -> str | None:
+    return raw[span[0]:span[1]] if span else None
+
+
+class Cleaner:
+    """Cleans raw lines into the parts the parser reads, remembering both whole lines (a warning
+    repeated byte for byte) and layouts (the same line with new digits)."""
+
+    def __init__(self):
+        self.lines = Memo()  # raw line -> its cleaned parts
+        self.layouts = Memo()  # raw line with its digits zeroed -> its Layout (False: clean it in full)
+
+    def __call__(self, raw: bytes) -> list[CleanLine]:
+        parts = self.lines.get(raw)
+        if parts is None:
+            parts = self._by_layout(raw) or _cleaned(raw.decode("utf-8", "replace"))
+            self.lines.remember(raw, parts)
+        return parts
+
+    def _by_layout(self, raw: bytes) -> list[CleanLine] | None:
+        if len(raw) > MAX_KEY_LEN or not raw.isascii() or _MOVES.search(raw):
+            return None
+        key = raw.translate(_ZEROS)
+        layout = self.layouts.get(key)
+        text = raw.decode("ascii")
+        if layout is None:
+            layout = _layout(text)
+            self.layouts.remember(key, layout or False)
+        return [layout.cut(text)] if layout else None
+
+
+def _layout(text: str) -> Layout | None:
+    """The line's layout; None when it is not one cleaned line cut from the raw text (a tqdm bar
+    glued before a rank's line is two, a CSV-escaped frame is rewritten)."""
+    noise, _ = split_glued(text)
+    if noise:
+        return None
+    c, rank, host, ts, text_at = clean_spans(text)
+    return None if text_at < 0 else Layout(text_at, rank, host, ts)
+
+
+def _cleaned(text: str) -> list[CleanLine]:
+    """The parts of one decoded line: a tqdm bar glued before a rank's line, then the line, or each
+    line of a traceback flattened into it."""
+    noise, text = split_glued(text)
+    return ([clean(noise)] if noise else []) + [clean(piece) for piece in unflatten(text)]
