@@ -42,6 +42,7 @@ class RecordParser(RecordStarts, RecordStates):
         # across ranks and steps, so most candidate lines were classified before
         self._memo = Memo()
         self._in_record = Memo()  # text -> failure kind ("" for none) of a line inside a traceback
+        self._frame_lines = Memo()  # text -> what it is among a traceback's frames (recordstates._frame_line)
         self._clock: dict[tuple, str] = {}  # stream -> the last time a line of it stated
         self.cut_lines = 0  # lines longer than MAX_KEPT_CHARS, kept shortened
         self.cut_frames = 0  # frames dropped from the middle of tracebacks longer than MAX_FRAMES

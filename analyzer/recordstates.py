@@ -38,10 +38,7 @@ class RecordStates:
             op.prefix = L.shorter_prefix(op.prefix, line.text)
             if op.prefix:
                 line = replace(line, text=line.text[len(op.prefix):])
-        handler = {"frames": self._in_frames, "message": self._in_message,
-                   "after": self._after_message, "chain": self._in_chain, "notebook": self._in_notebook,
-                   "debugger": self._in_debugger}[op.state]
-        return handler(op, line)
+        return _HANDLERS[op.state](self, op, line)
 
     def _in_debugger(self, op: OpenRecord, line: Line) -> bool:
         """After VS Code's "Exception has occurred: T": the message's first line, the one to quote,
@@ -79,6 +76,12 @@ class RecordStates:
     def _in_frames(self, op: OpenRecord, line: Line) -> bool:
         text = line.text
         inc = op.incident
+        kind = self._frame_lines.get(text)
+        if kind is None:
+            kind = _frame_line(text)
+            self._frame_lines.remember(text, kind)
+        if kind is not _OTHER:  # a frame, or a source line: what the rest of this method makes of it, remembered
+            return self._frame_or_source(op, line, kind)
         if P.TRACEBACK.search(text) and inc.lines:
             self._finish(op)  # a new traceback: the old one was cut off
             return False
@@ -116,6 +119,28 @@ class RecordStates:
             self._finish(op)  # the process stopped mid-traceback, or the excerpt did
             return False
         self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
+        return True
+
+    def _frame_or_source(self, op: OpenRecord, line: Line, kind) -> bool:
+        """_in_frames for a line `_frame_line` told apart: a frame, or a source line under one."""
+        inc = op.incident
+        if kind is not _SOURCE:
+            if len(inc.frames) >= MAX_FRAMES:
+                del inc.frames[MAX_FRAMES // 4]
+                self.cut_frames += 1
+            inc.frames.append(kind)
+            self._add(op, line)
+            op.since_frame = 0
+            return True
+        op.since_frame += 1
+        plain_header = not (inc.frames or op.ipython or op.in_box)
+        if op.since_frame > (HEADER_GAP if plain_header else MAX_FRAME_GAP):
+            self._finish(op)
+            return False
+        if (inc.frames or op.ipython or plain_header) and self._failure_kind(line.text):
+            self._finish(op)
+            return False
+        self._add(op, line)
         return True
 
     def _in_message(self, op: OpenRecord, line: Line) -> bool:
@@ -173,3 +198,26 @@ class RecordStates:
             kind = standalone_kind(text, warnings=False) or ""
             self._in_record.remember(text, kind)
         return kind or None
+
+
+_HANDLERS = {"frames": RecordStates._in_frames, "message": RecordStates._in_message,
+             "after": RecordStates._after_message, "chain": RecordStates._in_chain,
+             "notebook": RecordStates._in_notebook, "debugger": RecordStates._in_debugger}
+
+_SOURCE, _OTHER = "source", "other"
+
+
+def _frame_line(text: str):
+    """What a line inside a traceback's frames is, by its text alone: its Frame, _SOURCE for a line
+    that only a frame's source can be (indented code, a caret: no header, frame, box, exception, blank
+    or record start), else _OTHER, which _in_frames reads with the record's state. Frames and source
+    lines repeat on every rank that prints the traceback."""
+    if P.TRACEBACK.search(text):
+        return _OTHER
+    m = P.frame_match(text)
+    if m:
+        return L.frame(m)
+    if (not text.strip() or P.RICH_FRAME.match(text) or P.RICH_BOX.match(text) or P.RECORD_START.match(text)
+            or L.exception_line(text, strict=False) or L.pytest_exception(text)):
+        return _OTHER
+    return _SOURCE
