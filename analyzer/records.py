@@ -41,7 +41,9 @@ class RecordParser(RecordStarts, RecordStates):
         # text -> kind of the one-line incident it is ("" for none); warnings and metrics repeat
         # across ranks and steps, so most candidate lines were classified before
         self._memo = Memo()
+        self._texts = Memo()  # text -> its template's entry in _memo, once that is known
         self._in_record = Memo()  # text -> failure kind ("" for none) of a line inside a traceback
+        self._timeless = Memo()  # the heads of lines that state no time (a traceback's lines repeat on every rank)
         self._frame_lines = Memo()  # text -> what it is among a traceback's frames (recordstates._frame_line)
         self._clock: dict[tuple, str] = {}  # stream -> the last time a line of it stated
         self.cut_lines = 0  # lines longer than MAX_KEPT_CHARS, kept shortened
@@ -58,10 +60,15 @@ class RecordParser(RecordStarts, RecordStates):
         if len(line.text) > MAX_KEPT_CHARS:
             line = replace(line, text=_shortened(line.text))
             self.cut_lines += 1
-        when = line_time(line)
-        if when is not None:
-            self._clock[line.stream] = when
-        op = self._open.get(line.stream)
+        stream = line.stream
+        head = line.text[:80]  # where line_time looks, when the line has no time stamp prefix
+        if line.ts or head not in self._timeless:
+            when = line_time(line)
+            if when is not None:
+                self._clock[stream] = when
+            elif not line.ts:
+                self._timeless.remember(head, True)
+        op = self._open.get(stream)
         if op is not None and self._continue(op, line):
             return None
         return self._start(line)

@@ -43,13 +43,16 @@ class RecordStarts:
     """What a line opens while its stream has no record open (records.RecordParser.feed)."""
 
     def _start(self, line: Line) -> Incident | str | None:
-        key = template(line.text)
-        known = self._memo.get(key)
-        if known is not None:
-            if known:
-                return self._emit(self._stamped(Incident(kind=known, lines=[line], ranks=L.ranks(line))))
-            return NOTHING
-        return self._classify(line, key)
+        known = self._texts.get(line.text)  # a text met before costs no template
+        if known is None:
+            key = template(line.text)
+            known = self._memo.get(key)
+            if known is None:
+                return self._classify(line, key)
+            self._texts.remember(line.text, known)
+        if known:
+            return self._emit(self._stamped(Incident(kind=known, lines=[line], ranks=L.ranks(line))))
+        return NOTHING
 
     def _classify(self, line: Line, key: str) -> Incident | str | None:
         """`key`: the line's template, under which a one-line outcome is remembered."""
