@@ -30,7 +30,7 @@ LOOKBACK = 64 << 10
 def time_before(chunk: bytes, pos: int) -> str | None:
     """The last time stated in the bytes before `pos` (at most LOOKBACK back): the scan skips
     the timestamped INFO lines that precede a traceback, and this reads the nearest one back."""
-    for back in (4 << 10, LOOKBACK):
+    for back in (512, 4 << 10, LOOKBACK):  # most lines of a timestamped log state one: look near first
         last = None
         for last in _TIME_BYTES.finditer(chunk, max(0, pos - back), pos):
             pass
