@@ -2,13 +2,12 @@
 the timestamped lines before a traceback, and the election orders ranks' failures by time)."""
 from __future__ import annotations
 
-import re
-
+from . import rx
 from .model import Line
 
 
 # "2024-11-29 16:19:03,123" (logging, DeepSpeed, LLaMA-Factory), "2024-11-29T16:19:03.123Z"
-_TIME = re.compile(r"(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[.,](\d{1,9}))?")
+_TIME = rx.compile(r"(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[.,](\d{1,9}))?")
 
 
 def line_time(line: Line) -> str | None:
@@ -23,7 +22,7 @@ def line_time(line: Line) -> str | None:
     return _iso(m.group(1), m.group(2), m.group(3)) if m else None
 
 
-_TIME_BYTES = re.compile(_TIME.pattern.encode())
+_TIME_BYTES = rx.compile(_TIME.pattern.encode())
 LOOKBACK = 64 << 10
 
 

@@ -11,10 +11,11 @@ import re
 import string
 from dataclasses import dataclass, field
 
+from . import rx
 from .facts import Fact
 
 _OPS = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
-_RANGE = re.compile(r"^\s*(==|!=|>=|<=|>|<)\s*(\S+)\s*$")
+_RANGE = rx.compile(r"^\s*(==|!=|>=|<=|>|<)\s*(\S+)\s*$")
 
 
 @dataclass(frozen=True)

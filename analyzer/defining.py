@@ -10,44 +10,44 @@ alone must not name the entry: only its regex can (analyzer/match.py).
 """
 from __future__ import annotations
 
-import re
+from . import rx
 
 SIGNALS = {"HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "IOT": 6, "BUS": 7, "FPE": 8,
            "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15}
 # what a shell, libc or the kernel prints for a signal, without its number
 _ZSH = r"^(?:zsh: |\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8})"  # zsh's foreground notice, or its job table
-_SIGNAL_WORDS = [(re.compile(r"Segmentation fault"), 11), (re.compile(r"Bus error"), 7),
+_SIGNAL_WORDS = [(rx.compile(r"Segmentation fault"), 11), (rx.compile(r"Bus error"), 7),
                  # torch's DataLoader names a dead worker's signal by strsignal(): "killed by signal: Terminated"
-                 (re.compile(r"killed by signal: Terminated"), 15), (re.compile(r"killed by signal: Killed"), 9),
-                 (re.compile(r"Floating point exception"), 8), (re.compile(r"\bKilled\s*$"), 9),
+                 (rx.compile(r"killed by signal: Terminated"), 15), (rx.compile(r"killed by signal: Killed"), 9),
+                 (rx.compile(r"Floating point exception"), 8), (rx.compile(r"\bKilled\s*$"), 9),
                  # bash's and glibc's notices in a zh_CN locale
-                 (re.compile(r"段错误"), 11), (re.compile(r"已放弃"), 6), (re.compile(r"总线错误"), 7),
-                 (re.compile(r"非法指令"), 4), (re.compile(r"浮点数例外"), 8), (re.compile(r"已终止"), 15),
-                 (re.compile(r"已杀死"), 9),
+                 (rx.compile(r"段错误"), 11), (rx.compile(r"已放弃"), 6), (rx.compile(r"总线错误"), 7),
+                 (rx.compile(r"非法指令"), 4), (rx.compile(r"浮点数例外"), 8), (rx.compile(r"已终止"), 15),
+                 (rx.compile(r"已杀死"), 9),
                  # zsh's job notices, macOS's "Killed: 9", SLURM's memory-limit kill
-                 (re.compile(_ZSH + r"killed |^Killed: 9\s*$|exceeded memory limit .{0,120}being killed"
+                 (rx.compile(_ZSH + r"killed |^Killed: 9\s*$|exceeded memory limit .{0,120}being killed"
                              r"|killed due to memory pressure \(OOM\)"), 9),
                  # in the foreground ("zsh: bus error  python3 x.py") or in its job table ("[1]    15017 bus error
                  # python3 train_gpt2.py"); IOT is SIGABRT's other name, trace trap SIGTRAP's
-                 (re.compile(_ZSH + r"(?:abort|IOT instruction) "), 6), (re.compile(_ZSH + r"segmentation fault "), 11),
-                 (re.compile(_ZSH + r"bus error "), 7), (re.compile(_ZSH + r"illegal hardware instruction "), 4),
-                 (re.compile(_ZSH + r"floating point exception "), 8), (re.compile(_ZSH + r"trace trap "), 5),
+                 (rx.compile(_ZSH + r"(?:abort|IOT instruction) "), 6), (rx.compile(_ZSH + r"segmentation fault "), 11),
+                 (rx.compile(_ZSH + r"bus error "), 7), (rx.compile(_ZSH + r"illegal hardware instruction "), 4),
+                 (rx.compile(_ZSH + r"floating point exception "), 8), (rx.compile(_ZSH + r"trace trap "), 5),
                  # bash's job notices ("./run.sh: line 171: 14815 Terminated  python3 ...", "[1]+  Terminated  ...")
-                 (re.compile(r"^(?:\S+: line \d+: +\d+ +|\[\d+\][+-]? +)Terminated\b"), 15),
+                 (rx.compile(r"^(?:\S+: line \d+: +\d+ +|\[\d+\][+-]? +)Terminated\b"), 15),
                  # the shell's notice, glibc's, and std::terminate, which aborts (the NCCL watchdog's way out)
-                 (re.compile(r"^(?:\S+: line \d+: +\d+ +)?Aborted\b|\bAborted \(core dumped\)|^Fatal Python error: Aborted"
+                 (rx.compile(r"^(?:\S+: line \d+: +\d+ +)?Aborted\b|\bAborted \(core dumped\)|^Fatal Python error: Aborted"
                              r"|terminate called after throwing"), 6),
                  # CPython's fatal_error() aborts, unless faulthandler is naming the signal that killed it
-                 (re.compile(r"Fatal Python error: (?!Segmentation fault|Bus error|Floating point exception"
+                 (rx.compile(r"Fatal Python error: (?!Segmentation fault|Bus error|Floating point exception"
                              r"|Illegal instruction|Aborted)\w"), 6)]
-_SIGNAL_NUM = re.compile(r"(?:exitcode\s*:\s*|return code = |exit status |exit code )-(\d{1,2})\b|Signal (\d{1,2}) \(SIG"
+_SIGNAL_NUM = rx.compile(r"(?:exitcode\s*:\s*|return code = |exit status |exit code )-(\d{1,2})\b|Signal (\d{1,2}) \(SIG"
                          r"|got signal: (\d{1,2})\b")  # torchrun's SignalException
-_SIGNAL_NAME = re.compile(r"\bSIG([A-Z]{3,4})\b")
-_SHAPE = re.compile(r"torch\.Size\(\[([\d, ]{0,80})\]\)")
+_SIGNAL_NAME = rx.compile(r"\bSIG([A-Z]{3,4})\b")
+_SHAPE = rx.compile(r"torch\.Size\(\[([\d, ]{0,80})\]\)")
 # the two tensor types a type check compares ("Input type (torch.cuda.HalfTensor) and weight type
 # (torch.FloatTensor)", torch 1.x "but type CUDAFloatType does not equal torch.cuda.HalfTensor"): both
 # on the GPU or both off it, their dtypes differ; one on it, their devices do
-_TYPE_PAIR = re.compile(r"Input type \(([\w.:]{1,60})\) and (?:weight|bias) type \(([\w.:]{1,60})\)"
+_TYPE_PAIR = rx.compile(r"Input type \(([\w.:]{1,60})\) and (?:weight|bias) type \(([\w.:]{1,60})\)"
                         r"|but type ([\w.:]{1,60}) does not equal ([\w.:]{1,60})")
 # Python's own exception types, grouped where one is a subclass the other is printed for; a library's
 # type (torch.OutOfMemoryError, a RuntimeError wrapper) is never a reason to disagree
@@ -57,7 +57,7 @@ _BUILTIN = {"TypeError": "TypeError", "AttributeError": "AttributeError", "Impor
             "OSError": "OSError", "NotImplementedError": "NotImplementedError", "NameError": "NameError",
             "ZeroDivisionError": "ZeroDivisionError", "RecursionError": "RecursionError",
             "UnicodeDecodeError": "UnicodeError", "JSONDecodeError": "ValueError"}
-_EXC = re.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Z]\w*): ")
+_EXC = rx.compile(r"^(?:[A-Za-z_]\w*\.)*([A-Z]\w*): ")
 
 
 def tokens(text: str, exception: str | None = None) -> dict[str, frozenset]:

@@ -6,9 +6,7 @@ killed worker is the answer only when no real exception explains the run.
 """
 from __future__ import annotations
 
-import re
-
-from . import defining
+from . import defining, rx
 from .errorshapes import BUILD_ERROR, GLIBC_HEAP, HYDRA_JOB
 from .model import Incident
 from .patterns import CPP_FRAME
@@ -16,7 +14,7 @@ from .standaloneshapes import NCCL
 
 # Exceptions and messages that follow another failure rather than cause one (torch.multiprocessing.spawn's
 # ProcessRaisedException only announces the child's traceback printed after it).
-CASCADE = re.compile(
+CASCADE = rx.compile(
     r"ChildFailedError|ProcessRaisedException|SignalException|CalledProcessError|KeyboardInterrupt|BrokenPipeError"
     r"|ConnectionResetError|Connection reset by peer|Connection closed by peer|RendezvousClosedError"
     r"|DistNetworkError|DistStoreError|Received SIG(?:TERM|INT)|closing signal SIGTERM"
@@ -33,12 +31,12 @@ ABORT = 6
 
 # An NCCL error of the rank's own (a CUDA or system error inside NCCL, invalid usage), as opposed to
 # a timeout or a peer that went away: it competes with a traceback cut before its exception by position.
-NCCL_OWN = re.compile(r"(?:nccl\w*Error|NCCL error)(?!.{0,200}(?:remote process exited|Connection reset|Connection closed))")
+NCCL_OWN = rx.compile(r"(?:nccl\w*Error|NCCL error)(?!.{0,200}(?:remote process exited|Connection reset|Connection closed))")
 
 # A CUDA error the NCCL watchdog found on its own rank ("[PG 0 Rank 1] Process group watchdog thread
 # terminated with exception: CUDA error: unspecified launch failure", c10's what() of the same): the
 # rank's kernel faulted; the watchdog only noticed it. Its own failure, never another rank's cascade.
-WATCHDOG_CUDA = re.compile(r"watchdog thread terminated with exception: (?:\[[^\]]{0,80}\] )?CUDA error: ")
+WATCHDOG_CUDA = rx.compile(r"watchdog thread terminated with exception: (?:\[[^\]]{0,80}\] )?CUDA error: ")
 
 # Lower is elected first.
 _CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "logged": 4, "launcher": 5, "warning": 6}
@@ -53,7 +51,7 @@ def _detail_follows(text: str) -> bool:
 
 # Frames of the launchers themselves: a traceback that never leaves them is the launcher reporting
 # a child's death (torchrun's ChildFailedError, deepspeed/accelerate re-raising the exit status).
-LAUNCHER_FRAME = re.compile(
+LAUNCHER_FRAME = rx.compile(
     r"(?:bin[\\/](?:torchrun|deepspeed|accelerate)|torch[\\/]distributed[\\/](?:run|launch)\.py"
     r"|elastic[\\/]|launcher[\\/]api\.py|deepspeed[\\/]launcher[\\/]|accelerate[\\/]commands[\\/]"
     r"|subprocess\.py"

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from . import rx
 from .conditions import Advice, Condition
 
 
@@ -26,7 +27,7 @@ class Rule:
         """Compiled on first use: most entries' patterns are never tried on a given log (the matcher
         scores an entry only when one of its patterns' required literals is there), and compiling
         every pattern of the KB was most of `vlkb diagnose`'s start-up."""
-        return re.compile(self.source, self.flags)
+        return rx.compile(self.source, self.flags)
 
 
 @dataclass

@@ -8,7 +8,7 @@ elected first.
 Pattern-writing rules (STYLE.md point 5): anchor where the printer anchors, match stable text, never
 numbers or paths; a pattern that is not obvious says which program prints it.
 """
-import re
+from . import rx
 
 # a native extension that does not build (DeepSpeed ops, flash-attn, apex at install or JIT load): the
 # compiler's "csrc/adam/cpu_adam.cpp:5:10: fatal error: cuda_runtime.h: No such file or directory",
@@ -19,8 +19,8 @@ import re
 # ...]"): a failure when the paste stops there, else the traceback it prints next says what failed. Hydra
 # refusing a command-line override before the job runs ("Error merging override +a.j=2", then the reason)
 # ends the run as well.
-HYDRA_JOB = re.compile(r"^Error executing job with overrides: \[|^Error merging override \S")
-BUILD_ERROR = re.compile(
+HYDRA_JOB = rx.compile(r"^Error executing job with overrides: \[|^Error merging override \S")
+BUILD_ERROR = rx.compile(
     r"(?:^|\s)(?:[^\s:]{1,300}\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d{1,7}:(?:\d{1,5}:)?|<command-line>:) (?:fatal )?error: "
     r"|(?:^|\s)error: command '[^']{1,300}' failed with exit (?:code|status) \d"
     # nvcc's own location form ("train_gpt2.cu(215): error: no instance of overloaded function"), the
@@ -35,7 +35,7 @@ BUILD_ERROR = re.compile(
 # `python': double free or corruption (fasttop): 0x00007f0018011960 ***") and its later bare messages
 # as whole lines ("free(): invalid pointer"). They say that the heap broke; the abort notice after
 # them, when the paste has it, says how the process ended.
-GLIBC_HEAP = re.compile(
+GLIBC_HEAP = rx.compile(
     r"^\*\*\* Error in `[^`]{1,300}': .{1,200}: 0x[0-9a-f]{4,16} \*\*\*"
     r"|^(?:free\(\): (?:invalid (?:pointer|size|next size \((?:fast|normal)\))|double free detected in tcache 2)"
     r"|double free or corruption \((?:top|out|!prev|fasttop)\)|munmap_chunk\(\): invalid pointer"
@@ -48,7 +48,7 @@ GLIBC_HEAP = re.compile(
 # (`...Loss.cu:250: ...: block: [0,0,0] ... Assertion `t >= 0` failed.`), a state dict whose tensors
 # do not fit (`size mismatch for x: copying a param with shape ...`, the header may be cut off),
 # a native library that cannot load (`undefined symbol:`), transformers' lazy import failing
-ERROR_LINE = re.compile(
+ERROR_LINE = rx.compile(
     r"^CUDA error: |^CUDA Error: .{1,200} at \S{1,300}:\d{1,7}\s*$|CUDA out of memory|\b[Cc]uda (?:runtime )?error: out of memory|Assertion `.{0,300}` failed(?:\.|\s*$)|\.cuh?:\d+: .{0,300}Assertion .{0,300}failed"
     # the same assert cut before "failed" by a paste or a line limit, from a .cu file or a Triton kernel
     r"|\.cuh?:\d{1,7}: .{0,300}Assertion `|block: \[\d{1,6},\d{1,6},\d{1,6}\], thread: \[\d{1,6},\d{1,6},\d{1,6}\] Assertion `"
@@ -121,6 +121,6 @@ ERROR_LINE = re.compile(
 # prefilter (standalone.StandaloneFilter) can skip the first part: a CANN error report led by its
 # code ("EZ9999: Inner Error!"), glog's and absl's F-severity record ("F0522 14:58:03.803087 32152
 # Vector.h:139] Check failed: ...")
-ERROR_LINE_NO_LITERAL = re.compile(
+ERROR_LINE_NO_LITERAL = rx.compile(
     r"^E[A-Z0-9]\d{4}: \S|^F\d{4} \d\d:\d\d:\d\d\.\d{6} {1,8}\d{1,9} [\w./-]{1,200}:\d{1,7}\] \S"
 )

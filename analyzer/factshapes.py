@@ -14,6 +14,8 @@ line over at all, and gated() what a line needs before any extractor is tried on
 """
 import re
 
+from . import rx
+
 
 # distribution names as printed -> the fact key "version.<name>"
 _LIBS = {
@@ -37,12 +39,12 @@ def version_fact(name: str) -> str:
 
 _VER = r"(?P<v>\d+(?:\.[\w+]+)+)"
 VERSIONS = [
-    re.compile(rf"^\s*-\s*`?(?P<name>{_LIB_NAMES})`?\s+version:\s*{_VER}", re.I),  # llamafactory-cli env
-    re.compile(rf"^\s*(?P<name>{_LIB_NAMES})\s+(?:version|info)\s*\.{{3,}}\s*{_VER}", re.I),  # ds_report
-    re.compile(rf"^(?P<name>{_LIB_NAMES})(?:==|\s{{2,}}){_VER}\s*$", re.I),  # pip freeze / pip list
-    re.compile(rf"\b(?P<name>{_LIB_NAMES})\.__version__\W+{_VER}", re.I),
-    re.compile(rf"(?P<name>DeepSpeed) info: version={_VER}"),
-    re.compile(rf"\b(?P<name>NCCL) version {_VER}"),
+    rx.compile(rf"^\s*-\s*`?(?P<name>{_LIB_NAMES})`?\s+version:\s*{_VER}", re.I),  # llamafactory-cli env
+    rx.compile(rf"^\s*(?P<name>{_LIB_NAMES})\s+(?:version|info)\s*\.{{3,}}\s*{_VER}", re.I),  # ds_report
+    rx.compile(rf"^(?P<name>{_LIB_NAMES})(?:==|\s{{2,}}){_VER}\s*$", re.I),  # pip freeze / pip list
+    rx.compile(rf"\b(?P<name>{_LIB_NAMES})\.__version__\W+{_VER}", re.I),
+    rx.compile(rf"(?P<name>DeepSpeed) info: version={_VER}"),
+    rx.compile(rf"\b(?P<name>NCCL) version {_VER}"),
 ]
 
 # Vision-language model families, from paths, repo ids, model_type and modeling files.
@@ -54,8 +56,8 @@ MODELS = [
     ("DeepSeek-VL", r"deepseek[-_]vl"), ("GLM-4V", r"glm[-_]?4v"), ("Pixtral", r"pixtral"),
 ]
 # A dataset named after a model ("--dataset llava_cot_train") says nothing about the model trained.
-DATA_LINE = re.compile(r"dataset|data_path|image_folder", re.I)
-ANY_MODEL = re.compile("|".join(f"(?P<m{i}>{p})" for i, (_, p) in enumerate(MODELS)), re.I)
+DATA_LINE = rx.compile(r"dataset|data_path|image_folder", re.I)
+ANY_MODEL = rx.compile("|".join(f"(?P<m{i}>{p})" for i, (_, p) in enumerate(MODELS)), re.I)
 
 _SEP = r"""["']?\s*(?:[:=]|\s\.{3,}|\s+(?=[\w"'.-]))\s*["']?"""  # key: v, key=v, key .... v, --key v
 _BOOL = r"(?P<v>true|false|True|False|TRUE|FALSE|1|0|yes|no)\b"
@@ -68,56 +70,56 @@ def _key(names: str) -> str:
 
 # key, regex, kind ("bool" | "int" | "float" | "word" | "flag": a bare --flag means true)
 CONFIG = [
-    ("zero_stage", re.compile(r"(?:zero_optimization_stage|\bzero_stage|\"stage\"|'stage'|zero_config\s*\.+\s*stage)"
+    ("zero_stage", rx.compile(r"(?:zero_optimization_stage|\bzero_stage|\"stage\"|'stage'|zero_config\s*\.+\s*stage)"
                               r"""["']?\s*(?:[:=]|\s\.{3,})\s*["']?(?P<v>[0-3])\b""", re.I), "int"),
-    ("zero_stage", re.compile(r"^\s*stage:\s*(?P<v>[0-3])\s*$"), "int"),  # DeepSpeed YAML (LLaMA-Factory's is "stage: sft")
-    ("zero_stage", re.compile(r"(?:\bds_z|(?<![A-Za-z])zero_?(?:stage_?)?|ZeRO Stage )(?P<v>[0-3])(?:_\w+)?(?:\.json|\b)", re.I), "int"),
-    ("reduce_bucket_size", re.compile(_key("reduce_bucket_size") + _SEP + _NUM + r"|Reduce bucket size " + _NUM.replace("P<v>", "P<v2>")), "int"),
-    ("allgather_bucket_size", re.compile(_key("allgather_bucket_size") + _SEP + _NUM + r"|Allgather bucket size " + _NUM.replace("P<v>", "P<v2>")), "int"),
-    ("bf16", re.compile(_key("bf16|bfloat16_enabled") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
-    ("bf16", re.compile(r"""["']bf16["']\s*:\s*\{\s*["']enabled["']\s*:\s*(?P<v>true|false)""", re.I), "bool"),
-    ("fp16", re.compile(_key("fp16|fp16_enabled") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
-    ("fp16", re.compile(r"""["']fp16["']\s*:\s*\{\s*["']enabled["']\s*:\s*(?P<v>true|false)""", re.I), "bool"),
-    ("gradient_checkpointing", re.compile(_key("gradient_checkpointing") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
-    ("gradient_checkpointing", re.compile(_key("disable_gradient_checkpointing") + _SEP + r"(?P<neg>true|True)\b"), "bool"),
-    ("use_reentrant", re.compile(r"""use_reentrant["']?\s*[:=]\s*["']?""" + _BOOL), "bool"),
-    ("freeze_vision_tower", re.compile(_key("freeze_vision_tower|freeze_vit") + _SEP + _BOOL), "bool"),
+    ("zero_stage", rx.compile(r"^\s*stage:\s*(?P<v>[0-3])\s*$"), "int"),  # DeepSpeed YAML (LLaMA-Factory's is "stage: sft")
+    ("zero_stage", rx.compile(r"(?:\bds_z|(?<![A-Za-z])zero_?(?:stage_?)?|ZeRO Stage )(?P<v>[0-3])(?:_\w+)?(?:\.json|\b)", re.I), "int"),
+    ("reduce_bucket_size", rx.compile(_key("reduce_bucket_size") + _SEP + _NUM + r"|Reduce bucket size " + _NUM.replace("P<v>", "P<v2>")), "int"),
+    ("allgather_bucket_size", rx.compile(_key("allgather_bucket_size") + _SEP + _NUM + r"|Allgather bucket size " + _NUM.replace("P<v>", "P<v2>")), "int"),
+    ("bf16", rx.compile(_key("bf16|bfloat16_enabled") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
+    ("bf16", rx.compile(r"""["']bf16["']\s*:\s*\{\s*["']enabled["']\s*:\s*(?P<v>true|false)""", re.I), "bool"),
+    ("fp16", rx.compile(_key("fp16|fp16_enabled") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
+    ("fp16", rx.compile(r"""["']fp16["']\s*:\s*\{\s*["']enabled["']\s*:\s*(?P<v>true|false)""", re.I), "bool"),
+    ("gradient_checkpointing", rx.compile(_key("gradient_checkpointing") + r"(?:" + _SEP + _BOOL + r"|(?P<flag>\s*(?:\\|$|--)))"), "flag"),
+    ("gradient_checkpointing", rx.compile(_key("disable_gradient_checkpointing") + _SEP + r"(?P<neg>true|True)\b"), "bool"),
+    ("use_reentrant", rx.compile(r"""use_reentrant["']?\s*[:=]\s*["']?""" + _BOOL), "bool"),
+    ("freeze_vision_tower", rx.compile(_key("freeze_vision_tower|freeze_vit") + _SEP + _BOOL), "bool"),
     # LLaMA-Factory finetuning_type, ms-swift train_type / sft_type, LLaVA-style --lora_enable True
-    ("finetuning_type", re.compile(_key("finetuning_type|train_type|sft_type") + _SEP
+    ("finetuning_type", rx.compile(_key("finetuning_type|train_type|sft_type") + _SEP
                                    + r"(?P<v>q?lora|freeze|full|dora|oft|adalora)\b", re.I), "word"),
-    ("finetuning_type", re.compile(_key("lora_enable") + _SEP + r"(?P<lora>true|True)\b"), "word"),
-    ("batch_size", re.compile(_key("per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size")
+    ("finetuning_type", rx.compile(_key("lora_enable") + _SEP + r"(?P<lora>true|True)\b"), "word"),
+    ("batch_size", rx.compile(_key("per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size")
                               + _SEP + _NUM + r"|Instantaneous batch size per device = " + _NUM.replace("P<v>", "P<v2>")), "int"),
-    ("gradient_accumulation_steps", re.compile(_key("gradient_accumulation_steps") + _SEP + _NUM
+    ("gradient_accumulation_steps", rx.compile(_key("gradient_accumulation_steps") + _SEP + _NUM
                                                + r"|Gradient Accumulation steps = " + _NUM.replace("P<v>", "P<v2>")), "int"),
     # the sequence limit: LLaMA-Factory cutoff_len, LLaVA/HF model_max_length, TRL/axolotl max_seq_length,
     # ms-swift --max_length (only as a flag: a bare max_length is also generation_config's)
-    ("max_length", re.compile(_key("cutoff_len|model_max_length|max_seq_length|max_seq_len|sequence_len") + _SEP + _NUM
+    ("max_length", rx.compile(_key("cutoff_len|model_max_length|max_seq_length|max_seq_len|sequence_len") + _SEP + _NUM
                               + r"|(?:^|\s)--max_length[= ]" + _NUM.replace("P<v>", "P<v2>")), "int"),
     # an image's pixel cap: LLaMA-Factory image_max_pixels, Qwen2-VL processor max_pixels, ms-swift MAX_PIXELS
-    ("max_pixels", re.compile(_key("image_max_pixels|max_pixels|MAX_PIXELS") + _SEP + _NUM), "int"),
-    ("learning_rate", re.compile(_key("learning_rate|lr") + _SEP + _NUM), "float"),
+    ("max_pixels", rx.compile(_key("image_max_pixels|max_pixels|MAX_PIXELS") + _SEP + _NUM), "int"),
+    ("learning_rate", rx.compile(_key("learning_rate|lr") + _SEP + _NUM), "float"),
     # HF/LLaMA-Factory max_grad_norm, DeepSpeed gradient_clipping, Lightning gradient_clip_val
-    ("max_grad_norm", re.compile(_key("max_grad_norm|gradient_clipping|gradient_clip_val|clip_grad") + _SEP + _NUM), "float"),
+    ("max_grad_norm", rx.compile(_key("max_grad_norm|gradient_clipping|gradient_clip_val|clip_grad") + _SEP + _NUM), "float"),
     # accelerate's state print "Num processes: 8", torchrun/DeepSpeed "world_size=8"
-    ("world_size", re.compile(_key("world_size|num_processes") + _SEP + _NUM
+    ("world_size", rx.compile(_key("world_size|num_processes") + _SEP + _NUM
                               + r"|\bNum processes: " + _NUM.replace("P<v>", "P<v2>")), "int"),
-    ("nproc_per_node", re.compile(_key("nproc_per_node|nproc-per-node|num_gpus") + _SEP + _NUM), "int"),
+    ("nproc_per_node", rx.compile(_key("nproc_per_node|nproc-per-node|num_gpus") + _SEP + _NUM), "int"),
     # the command that started the run names the framework the user drives ("swift rlhf \", "llamafactory-cli
     # train x.yaml", "NPROC_PER_NODE=8 swift sft ...", "python3 -m verl.trainer.main_ppo ..."), which a
     # traceback cut inside DeepSpeed or torch does not show (framework.detect)
-    ("launcher", re.compile(r"^(?:\$ )?(?:[A-Z][A-Z0-9_]{1,40}=\S{0,200} {1,4}){0,8}(?:(?P<v>swift|llamafactory-cli|axolotl)"
+    ("launcher", rx.compile(r"^(?:\$ )?(?:[A-Z][A-Z0-9_]{1,40}=\S{0,200} {1,4}){0,8}(?:(?P<v>swift|llamafactory-cli|axolotl)"
                             r" {1,4}(?:sft|rlhf|pt|infer|export|deploy|sample|eval|app|web-ui|train|chat|webui|api|preprocess)\b"
                             r"|(?:python3?|torchrun|deepspeed|accelerate launch)\b.{0,300}? -m (?P<v2>verl|openrlhf|axolotl|llamafactory|swift)\.)"),
      "word"),
 ]
 # A metrics line (the Trainer's {'loss': ..., 'learning_rate': ...}) states the scheduled rate of one
 # step, not the run's setting: the config keys it repeats are not read from it.
-METRICS_LINE = re.compile(r"""['"](?:loss|epoch)['"]\s*:""")
+METRICS_LINE = rx.compile(r"""['"](?:loss|epoch)['"]\s*:""")
 STEP_VALUES = {"learning_rate", "max_grad_norm"}
 
 # Lines that state how the run was configured; KB `context` hints are matched against them.
-CONFIG_LINE = re.compile(
+CONFIG_LINE = rx.compile(
     r"gradient_checkpointing|use_reentrant|zero_optimization|\"stage\"\s*:|--deepspeed|deepspeed[:=]"
     r"|\bzero[_-]?(?:stage[_ ]?)?[123]\b|ds_z[0-3]|\bbf16\b|\bfp16\b|freeze_vi|GeminiPlugin|HybridAdam"
     r"|clip_grad|max_grad_norm|find_unused_parameters|Qwen2(?:\.5)?[-_]?VL|MiniCPM-?V"
@@ -157,7 +159,7 @@ _GATE = sorted({w.lower() for w in TRIGGER_WORDS} | {"==",
 
 # pip list / freeze: the name leads, after at most a short indent (an unbounded `\s*` retried every
 # library name at each of a long run of spaces: 77 s for a line of 20,000)
-_PIP_LINE = re.compile(rf"\s{{0,40}}(?:{_LIB_NAMES})(?:==|\s{{2}})", re.I)
+_PIP_LINE = rx.compile(rf"\s{{0,40}}(?:{_LIB_NAMES})(?:==|\s{{2}})", re.I)
 
 
 def gated(text: str) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import rx
 from .model import Incident, Line
 
 
@@ -26,7 +27,7 @@ class Framework:
 
 
 def _fw(id_: str, frame: str, label: str) -> Framework:
-    return Framework(id_, re.compile(frame), re.compile(label, re.I))
+    return Framework(id_, rx.compile(frame), rx.compile(label, re.I))
 
 
 # the most specific first: a framework higher in the list runs the ones below it
@@ -76,7 +77,7 @@ def detect(incidents: list[Incident], run: dict) -> list[tuple[str, Line]]:
 
 
 # a top-level bullet's label: "- LLaMA-Factory (YAML): ...", "- **ms-swift**: ...", "* HF Trainer / TRL: ..."
-_BULLET = re.compile(r"^[-*] +(?:\*\*)?(?P<label>[^:*\n]{1,80}?)(?:\*\*)?:")
+_BULLET = rx.compile(r"^[-*] +(?:\*\*)?(?P<label>[^:*\n]{1,80}?)(?:\*\*)?:")
 
 
 @dataclass

@@ -13,8 +13,7 @@ marks (a timestamp, a level, a path, a key=value, a step counter). Every check i
 """
 from __future__ import annotations
 
-import re
-
+from . import rx
 from .model import Line
 from .progress import last_lines
 from .textnorm import clean
@@ -35,17 +34,17 @@ _HEADER = (r"\d{1,2}:\d{2}:\d{2}|\b(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL|FAT
            r"|Exception\b|Traceback|File \"|it/s\b|s/it\b|%\||\[rank")
 # a whole line of repeats needs all the marks; a word repeated ten times along a line (an API's JSON
 # answer whose text loops) only the marks of a logger's line, a trace or a bar
-_LOG_HEADER = re.compile(_HEADER)
-_LOGLIKE = re.compile(
+_LOG_HEADER = rx.compile(_HEADER)
+_LOGLIKE = rx.compile(
     _HEADER + r"|\bline \d|\brank\s?\d|(?:^|[\s'\"(])(?:~|\.{1,2})?/[\w.-]{1,80}/"
     r"|[A-Za-z]:\\|\w=|\bstep\b|\b[Ee]poch\b|\bloss\b|\d{1,12}/\d{1,12}|\[[\d:, -]{4,}\]|^\s*[\[{(]?\s*$"
     r"|\b[A-Za-z]{1,40}_\w{1,40}")  # a library's message naming an argument or a type: "`pad_token_id`", "llava_llama"
-_SPECIAL = re.compile(r"<\|[\w-]{1,30}\|>|</?s>|<(?:unk|pad|eos|bos|mask|sep|cls)>|\[(?:PAD|UNK|SEP|CLS|MASK)\]")
-_WORD = re.compile(r"[^\W\d_]{2,}")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_LIST_MARK = re.compile(r"^\s*(?:\d{1,4}[.)]|[-*\u2022]|\\item)\s+")
+_SPECIAL = rx.compile(r"<\|[\w-]{1,30}\|>|</?s>|<(?:unk|pad|eos|bos|mask|sep|cls)>|\[(?:PAD|UNK|SEP|CLS|MASK)\]")
+_WORD = rx.compile(r"[^\W\d_]{2,}")
+_CJK = rx.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_LIST_MARK = rx.compile(r"^\s*(?:\d{1,4}[.)]|[-*\u2022]|\\item)\s+")
 # words a number dump is made of: "nan, nan", "tensor(0.)", "None None", "0x7f 0x7f"
-_DUMP_WORDS = re.compile(r"(?i)^(?:nan|inf|none|null|true|false|tensor|dtype|float\d*|int\d*|e|x|0x[0-9a-f]+)$")
+_DUMP_WORDS = rx.compile(r"(?i)^(?:nan|inf|none|null|true|false|tensor|dtype|float\d*|int\d*|e|x|0x[0-9a-f]+)$")
 
 
 def _key(text: str) -> str:
@@ -82,8 +81,8 @@ def _unit_ok(unit: str) -> bool:
 
 # one word or a pair of words, then the same again at least REPEAT_UNITS - 1 times (on a line whose
 # spaces are normalised); a unit of 2-8 characters repeated with nothing between (`<unk><unk>`, `好的好的`)
-_WORDS_RUN = re.compile(r"(?<!\S)(\S{1,40}(?: \S{1,40})?)(?: \1(?!\S)){%d,}" % (REPEAT_UNITS - 1))
-_CHARS_RUN = re.compile(r"(\S{2,%d}?)\1{%d,}" % (MAX_UNIT, REPEAT_UNITS - 1))
+_WORDS_RUN = rx.compile(r"(?<!\S)(\S{1,40}(?: \S{1,40})?)(?: \1(?!\S)){%d,}" % (REPEAT_UNITS - 1))
+_CHARS_RUN = rx.compile(r"(\S{2,%d}?)\1{%d,}" % (MAX_UNIT, REPEAT_UNITS - 1))
 
 
 def _repeated(text: str) -> tuple[str, int] | None:

@@ -2,15 +2,13 @@
 tried on, the defining tokens of the failure, and the document TF-IDF compares."""
 from __future__ import annotations
 
-import re
-
-from . import defining
+from . import defining, rx
 from .model import Incident, Line
 
 # rich traceback code lines: "│ ❱ 233 │   │   assert x is not None      │" -> "assert x is not None"
 # The closing border is only tried where a run of spaces begins (after a non-space), so a long run of
 # spaces costs one scan, not one per space (quadratic on a hostile line).
-_RICH_CODE = re.compile(r"^\s*[│|]\s*(?:❱\s*)?(?:\d+\s*)?(?:[│|]\s*)*|(?<!\s)\s*[│|]\s*$")
+_RICH_CODE = rx.compile(r"^\s*[│|]\s*(?:❱\s*)?(?:\d+\s*)?(?:[│|]\s*)*|(?<!\s)\s*[│|]\s*$")
 
 CANDIDATE_CHARS = 16384
 

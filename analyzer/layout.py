@@ -9,9 +9,9 @@ character is a byte and terminal stripping removes nothing; every other line is 
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from . import rx
 from .memo import MAX_KEY_LEN, Memo
 from .textnorm import CONTROL_C0, CleanLine, Span, clean, clean_spans, split_glued, unflatten
 
@@ -19,7 +19,7 @@ _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # bytes after which offsets in the raw line are not offsets in the cleaned one: C0 controls (a \r
 # redraw keeps only its last part), syslog's escaped ESC ("#033["), an escaped newline (a flattened
 # traceback is split in lines)
-_MOVES = re.compile(CONTROL_C0.encode() + rb"|#033\[|\\n")
+_MOVES = rx.compile(CONTROL_C0.encode() + rb"|#033\[|\\n")
 
 
 @dataclass(frozen=True, slots=True)

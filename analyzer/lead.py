@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote_plus
 
+from . import rx
 from .factshapes import version_fact
 from .model import Frame, Incident, Line
 
@@ -51,10 +52,10 @@ LIBRARIES = {
     "mmengine": "open-mmlab/mmengine",
     "lm_eval": "EleutherAI/lm-evaluation-harness",
 }
-_SITE = re.compile(r"[\\/](?:site|dist)-packages[\\/](\w+)")
+_SITE = rx.compile(r"[\\/](?:site|dist)-packages[\\/](\w+)")
 # Python's standard library (json's decoder under transformers' config loader, multiprocessing's pool):
 # as transparent as torch's plumbing when working out who raised
-STDLIB = re.compile(r"^<frozen |[\\/][Ll]ib[\\/](?:python\d(?:\.\d{1,2})?t?[\\/])?(?:json|multiprocessing|concurrent|asyncio"
+STDLIB = rx.compile(r"^<frozen |[\\/][Ll]ib[\\/](?:python\d(?:\.\d{1,2})?t?[\\/])?(?:json|multiprocessing|concurrent|asyncio"
                      r"|importlib|logging|http|urllib|email|collections|encodings|unittest|ctypes|threading\.py|subprocess\.py"
                      r"|runpy\.py|contextlib\.py|functools\.py|pickle\.py|copy\.py|copyreg\.py|argparse\.py|ast\.py|typing\.py"
                      r"|dataclasses\.py|os\.py|shutil\.py|socket\.py|ssl\.py|abc\.py|inspect\.py|re[\\/]|enum\.py|codecs\.py"
@@ -62,17 +63,17 @@ STDLIB = re.compile(r"^<frozen |[\\/][Ll]ib[\\/](?:python\d(?:\.\d{1,2})?t?[\\/]
                      r"|weakref\.py|posixpath\.py|ntpath\.py|genericpath\.py|tokenize\.py|linecache\.py|warnings\.py)")
 # a framework's or library's own package run from its checkout (src/llamafactory/..., verl/trainer/...,
 # lm-evaluation-harness/lm_eval/...); not LLaVA's llava/, which its forks share under other repositories
-_CHECKOUT = re.compile(r"[\\/](llamafactory|llmtuner|swift|axolotl|verl|openrlhf|trl|transformers|peft|accelerate"
+_CHECKOUT = rx.compile(r"[\\/](llamafactory|llmtuner|swift|axolotl|verl|openrlhf|trl|transformers|peft|accelerate"
                        r"|deepspeed|colossalai|unsloth|unsloth_zoo|lm_eval|megatron|xtuner|torchtune|mmengine|vllm"
                        r"|liger_kernel|flash_attn|bitsandbytes|torch_npu|pytorch_lightning)[\\/]")
 # what a search for the message should not carry: long quoted values, then any word holding a path,
 # a number, an id or markup. Words are filtered one by one: a regex of `\S*x\S*` alternatives would
 # rescan a long word from each of its characters (quadratic on a hostile line).
-_QUOTED = re.compile(r"'[^'\s]{25,}'|\"[^\"\s]{25,}\"")
-_NOISY_WORD = re.compile(r"[<>\\/\d]")
-_HEADER = re.compile(r"Traceback \(most recent call last\):?")
+_QUOTED = rx.compile(r"'[^'\s]{25,}'|\"[^\"\s]{25,}\"")
+_NOISY_WORD = rx.compile(r"[<>\\/\d]")
+_HEADER = rx.compile(r"Traceback \(most recent call last\):?")
 _EDGES = "'\"`()[]{}<>|,;:.!?*#=-\u2502\u2500\u256d\u256e\u2570\u256f"  # quotes, brackets, rich's box drawing
-_WORD = re.compile(r"[^\W\d_]")  # a letter of any script
+_WORD = rx.compile(r"[^\W\d_]")  # a letter of any script
 SEARCH_WORDS = 14
 MAX_FRAMES = 3
 

@@ -17,6 +17,7 @@ import re
 from rapidfuzz import fuzz
 
 from . import defining, tfidf
+from . import rx
 from .conditions import verdicts
 from .incidenttext import candidates, incident_document, incident_tokens
 from .lead import package_of
@@ -178,7 +179,7 @@ class Matcher:
 
 # A captured value goes into advice text, which every report renders: only a plain name or
 # version passes (a module, a keyword argument, a library), never markup or a whole log line.
-_PLAIN = re.compile(r"[\w.+\-/:@=]{1,80}")
+_PLAIN = rx.compile(r"[\w.+\-/:@=]{1,80}")
 
 
 def raised_in_library(inc: Incident | None) -> bool:

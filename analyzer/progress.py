@@ -19,18 +19,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import rx
 from .model import Line
 from .textnorm import clean
 
 TAIL_BYTES = 64 * 1024
 TAIL_LINES = 400  # how far back from the end the last progress line is looked for
 
-_BAR = re.compile(r"(?<![\d/])(?P<done>\d{1,12})/(?P<total>\d{1,12}) \[(?:\d|\s*\d+:\d)")
-_MEGATRON = re.compile(r"^.{0,80}?\biteration\s{1,20}(?P<done>\d{1,12})/\s{0,20}(?P<total>\d{1,12}) \|")
-_METRICS = re.compile(r"^\{.{0,2000}?'epoch': (?P<epoch>\d+(?:\.\d+)?)")
-_SWIFT_STEPS = re.compile(r"'global_step/max_steps': '(?P<done>\d{1,12})/(?P<total>\d{1,12})'")  # ms-swift
+_BAR = rx.compile(r"(?<![\d/])(?P<done>\d{1,12})/(?P<total>\d{1,12}) \[(?:\d|\s*\d+:\d)")
+_MEGATRON = rx.compile(r"^.{0,80}?\biteration\s{1,20}(?P<done>\d{1,12})/\s{0,20}(?P<total>\d{1,12}) \|")
+_METRICS = rx.compile(r"^\{.{0,2000}?'epoch': (?P<epoch>\d+(?:\.\d+)?)")
+_SWIFT_STEPS = rx.compile(r"'global_step/max_steps': '(?P<done>\d{1,12})/(?P<total>\d{1,12})'")  # ms-swift
 # what a run prints once it is over (a summary, a final save, an explicit end), or a failure's trace
-_OVER = re.compile(
+_OVER = rx.compile(
     r"'train_loss': |\btrain_samples_per_second\b|\*{3,} train metrics \*{3,}|Training completed"
     r"|[Tt]raining (?:is )?(?:finished|complete|done)|Finished training|`Trainer\.fit` stopped"
     r"|Saving model checkpoint to .{0,200}(?:final|output)|Traceback \(most recent call last\)")
@@ -41,7 +42,7 @@ _OVER = re.compile(
 # mmcv's "loss: 1.23". eval_loss, loss_cls and "loss scale: 65536" (fp16 loss scaling) are other keys, and a
 # tqdm postfix "loss=1.23" is left out: Lightning and hand-written loops print it for models of every kind,
 # where a regression or likelihood loss of 10^5 is routine.
-_LOSS = re.compile(r"""(?<![\w.])(?:train_|total_)?loss(?:['"]\s{0,4}:\s{0,4}|\s{1,40}=\s{1,40}|: {1,4})"""
+_LOSS = rx.compile(r"""(?<![\w.])(?:train_|total_)?loss(?:['"]\s{0,4}:\s{0,4}|\s{1,40}=\s{1,40}|: {1,4})"""
                    r"(?P<value>-?\d{1,40}(?:\.\d{1,40})?(?:[eE][+-]?\d{1,3})?)(?![\d.])")
 # A fine-tuning loss is a mean cross-entropy over a vocabulary: it starts near ln(vocabulary size), under 12.
 DIVERGED_LOSS = 1e4
@@ -67,9 +68,9 @@ def diverged(tail: bytes, path: str, last_lineno: int) -> Line | None:
 # prints the same four-decimal value step after step (each batch differs), so exact repeats say the
 # weights did not change. tqdm postfixes and loop prints count here ("Epoch 2, Step 3, Loss: 0.9670"):
 # only the repetition decides, not the size. eval_loss is an evaluation's, read with the metrics.
-_TRAIN_LOSS = re.compile(r"""(?<![\w.])(?:train_|total_)?[Ll]oss(?:['"]\s{0,4}:\s{0,4}|\s{0,40}=\s{0,40}|: {1,4})"""
+_TRAIN_LOSS = rx.compile(r"""(?<![\w.])(?:train_|total_)?[Ll]oss(?:['"]\s{0,4}:\s{0,4}|\s{0,40}=\s{0,40}|: {1,4})"""
                          r"(?P<value>-?\d{1,12}\.\d{4,40})(?![\d.])")
-_EVAL_METRIC = re.compile(r"""['"](?P<key>(?:eval_)?(?:loss|acc(?:uracy)?|f1|precision|recall|auc|bleu|exact_match))['"]"""
+_EVAL_METRIC = rx.compile(r"""['"](?P<key>(?:eval_)?(?:loss|acc(?:uracy)?|f1|precision|recall|auc|bleu|exact_match))['"]"""
                           r"\s{0,4}:\s{0,4}(?P<value>-?\d{1,6}\.\d{6,40})(?![\d.])")
 FROZEN_STEPS = 4  # the same training loss this many times in a row, or this many steps replayed
 FROZEN_DIGITS = 4  # significant digits a repeated value needs (a converged 0.0001 repeats by itself)

@@ -6,8 +6,9 @@ Plain records: vlkb/report_records.py reads reports into `Report`, analyzer/simi
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from . import rx
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Likeness:
 
 
 _FIX_WORDS = {"fix": "fixed by", "workaround": "worked around by", "no-fix": "closed without a fix"}  # fixed-in: its release
-_REPO = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/\d+$")
+_REPO = rx.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/\d+$")
 
 
 @dataclass(frozen=True)

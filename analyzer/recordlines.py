@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from . import patterns as P
+from . import rx
 from .model import Frame, Incident, Line
 
 
@@ -55,7 +56,7 @@ def frame(m: re.Match) -> Frame:
     return Frame(m.group("file"), int(m.group("line") or 0), (m.group("func") or "").strip())
 
 
-DIGITS = re.compile(r"\d")
+DIGITS = rx.compile(r"\d")
 
 
 def prefix_shape(head: str) -> str:

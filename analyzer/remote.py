@@ -6,12 +6,12 @@ names sorted), each file streamed in chunks, never fetched whole.
 from __future__ import annotations
 
 import io
-import re
 from pathlib import Path
 
+from . import rx
 from .reader import InputError, Source, safe_label
 
-URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{0,30}://")
+URL = rx.compile(r"^[A-Za-z][A-Za-z0-9+.-]{0,30}://")
 
 
 def is_remote(item: str) -> bool:

@@ -2,12 +2,12 @@
 every line only while some rank is inside a record (a traceback or a multi-line message)."""
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Callable
 from typing import Protocol
 
 from . import prescan
+from . import rx
 from .memo import MAX_KEY_LEN, Memo
 from .model import Incident, Line, who_label
 from .patterns import TRIGGER
@@ -23,12 +23,12 @@ from .trigger import Trigger
 # The shape of a raw line: its runs of two or more digits masked, as textnorm.template masks the
 # cleaned text (single digits stay: an exit code, a loss of exactly 0). Lines of one shape clean to
 # texts of one template, which the parser classifies alike.
-_DIGIT_RUN = re.compile(DIGIT_RUN.pattern.encode())
+_DIGIT_RUN = rx.compile(DIGIT_RUN.pattern.encode())
 # Every digit as 0: lines of one such key differ only in their digits, so they clean alike (textnorm.
 # clean_spans) and hold their rank and host at the same byte offsets when they are plain ASCII.
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # bytes that strip_terminal removes or rewrites (C0 controls, escape, carriage return): offsets move
-_CONTROL = re.compile(CONTROL_C0.encode())  # bytes: C1 controls are two UTF-8 bytes, and non-ASCII anyway
+_CONTROL = rx.compile(CONTROL_C0.encode())  # bytes: C1 controls are two UTF-8 bytes, and non-ASCII anyway
 
 
 class Folder(Protocol):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from . import defining
+from . import rx
 from .lead import STDLIB
 from .incidenttext import incident_tokens
 from .model import Incident
@@ -25,11 +26,11 @@ PLUMBING = frozenset({"_call_impl", "_wrapped_call_impl", "wrapper", "decorate_c
                       "<module>", "main", "run", "launch", "forward", "_fn", "new_fn", "wrapped_fn"})
 MIN_TEXT = 12  # a canonical message shorter than this ("error", "killed") compares nothing
 # the words of a traceback's or a thread dump's header are in every report that pastes one
-_HEADERS = re.compile(r"Traceback \(most recent call last\):?|\(most recent call first\):?")
+_HEADERS = rx.compile(r"Traceback \(most recent call last\):?|\(most recent call first\):?")
 _GENERIC = frozenset("""the and for not with from this that are was were has have had but can cannot could
 out into onto than then there their its only also any all one when while which what got get error errors
 exception failed failure invalid expected unexpected none object objects found""".split())
-_WORD = re.compile(r"[^\W\d_]{3,}")
+_WORD = rx.compile(r"[^\W\d_]{3,}")
 
 
 def message_words(text: str) -> list[str]:
@@ -39,15 +40,15 @@ def message_words(text: str) -> list[str]:
 
 # the names a message quotes ('dtype', `pad_token`, ‘x‘) or calls (format_example()): "'NoneType' object
 # has no attribute 'dtype'" and "... 'device'" share every other word and are different failures
-_NAMES = re.compile(r"['`\u2018\u2019\u201c\u201d\"]([A-Za-z_][\w.]{0,80})['`\u2018\u2019\u201c\u201d\"]"
+_NAMES = rx.compile(r"['`\u2018\u2019\u201c\u201d\"]([A-Za-z_][\w.]{0,80})['`\u2018\u2019\u201c\u201d\"]"
                     r"|\b([A-Za-z_][\w.]{0,80})\(\)")
 # an exit status a launcher or a shell states: 127 (command not found) and 1 are different failures
-_STATUS = re.compile(r"(?:exit(?:ed with)?(?: non-zero)? status|exit code|exitcode|return code)\s*[:=]?\s*(-?\d{1,10})\b",
+_STATUS = rx.compile(r"(?:exit(?:ed with)?(?: non-zero)? status|exit code|exitcode|return code)\s*[:=]?\s*(-?\d{1,10})\b",
                      re.I)
 
 
 # a quoted path: its file's name is what the message is about ("No such file or directory: '.../nvcc'")
-_QUOTED_PATH = re.compile(r"['\"`](?:[A-Za-z]:)?[^'\"`\s]{0,300}[\\/]([^'\"`\s\\/]{1,120})['\"`]")
+_QUOTED_PATH = rx.compile(r"['\"`](?:[A-Za-z]:)?[^'\"`\s]{0,300}[\\/]([^'\"`\s\\/]{1,120})['\"`]")
 
 
 def names(text: str) -> frozenset[str]:
@@ -94,12 +95,12 @@ def _canonical(exc: str | None, message: str) -> str:
 
 # a C++ stack frame of torch's libraries ("frame #3: c10::Error::Error(...) + 0x96 (... in libc10.so)")
 # is in every native crash's trace: as a root's line it says nothing of which failure it was
-_CPP_FRAME = re.compile(r"^\s*frame #\d+: ")
+_CPP_FRAME = rx.compile(r"^\s*frame #\d+: ")
 # a traceback's frame line taken for a root's message (a logger that prints the frames of its own error)
-_FRAME_LINE = re.compile(r'\bFile "[^"]{1,500}", line \d+')
+_FRAME_LINE = rx.compile(r'\bFile "[^"]{1,500}", line \d+')
 # a logger that quotes the real error ("mmengine - WARNING - command error: '...'!"): the quoted error is
 # the message
-_QUOTED_ERROR = re.compile(r"\bcommand error: '(.{12,})'!?\s*$")
+_QUOTED_ERROR = rx.compile(r"\bcommand error: '(.{12,})'!?\s*$")
 
 
 def _message(inc: Incident) -> str:
@@ -132,7 +133,7 @@ def _deciding(tokens: dict, message: str) -> dict:
     return out
 
 
-_EXCEPTION = re.compile(r"^\W{0,4}(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Exit|Interrupt)):")
+_EXCEPTION = rx.compile(r"^\W{0,4}(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Exit|Interrupt)):")
 
 
 def text_signature(text: str) -> Signature:

@@ -7,8 +7,8 @@ line over.
 Pattern-writing rules (STYLE.md point 5): anchor where the printer anchors, match stable text, never
 numbers or paths; a pattern that is not obvious says which program prints it.
 """
-import re
 
+from . import rx
 from .errorshapes import ERROR_LINE, ERROR_LINE_NO_LITERAL
 
 # an IDE's run console when the process ended, in English and zh_CN (PyCharm: "Process finished with exit
@@ -16,7 +16,7 @@ from .errorshapes import ERROR_LINE, ERROR_LINE_NO_LITERAL
 _IDE_EXIT = r"^(?:Process finished with exit code|进程已结束[,，]\s{0,4}退出代码为?)\s{0,4}"
 # torch.distributed ProcessGroupNCCL watchdog and friends: a line of its own, or inside a rank's
 # exception (elect.py: the SIGABRT after either is its aftermath)
-NCCL = re.compile(
+NCCL = rx.compile(
     r"Watchdog caught collective operation timeout|collective operation timeout"
     r"|NCCL operations have failed or timed out|Some NCCL operations have failed"
     r"|NCCL communicator was aborted|ProcessGroupNCCL's watchdog got stuck"
@@ -41,7 +41,7 @@ STANDALONE = [
     # a process that died by a signal: torchrun's "exitcode: -N" and ChildFailedError block, DeepSpeed's
     # "return code = -N", mp.spawn's "terminated with signal", the shell's and libc's own notices, the
     # kernel OOM killer. The signal number decides which failure it is (-9 host OOM, -7 SIGBUS, ...).
-    ("signal", re.compile(
+    ("signal", rx.compile(
         r"exitcode\s*:\s*-\d+\b|Signal \d+ \(SIG[A-Z]+\) received|terminated with signal SIG[A-Z]+"
         r"|\bKilled\s*$|killed by signal|Out of memory: Kill(?:ed)? process|exits with return code = -\d+"
         r"|Segmentation fault|Bus error|Floating point exception|^(?:\S+: line \d+: +\d+ +)?Aborted\b"
@@ -87,7 +87,7 @@ STANDALONE = [
         r"|^#\d{1,4} {1,3}0x00007f[0-9a-f]{6,10} (?:\(|in )"
     )),
     # launchers reporting that a child failed (cascade unless nothing else explains it)
-    ("launcher", re.compile(
+    ("launcher", rx.compile(
         r"Sending process \d+ closing signal SIG\w+|failed \(exitcode: -?\d+\) local_rank"
         r"|exits with return code|returned non-zero exit status|Received (?:Signals\.)?SIG(?:TERM|INT) death signal"
         r"|Killing subprocess \d+|^Exit code: [1-9]\d*\s*$"  # ColossalAI's launcher after a failed torchrun
@@ -116,7 +116,7 @@ STANDALONE = [
     # ("'loss_rpn_loc': tensor(nan, device='cuda:0', grad_fn=<MulBackward0>)"); and fp16 dynamic loss scaling that
     # collapsed to single digits (DeepSpeed loss_scaler.py / stage_1_and_2.py "OVERFLOW! ... reducing to 2",
     # apex/Megatron "reducing loss scale to 1.0"): early overflows at scales like 65536 are normal warm-up
-    ("metric", re.compile(
+    ("metric", rx.compile(
         r"""['"]?\b(?:\w*(?:loss|Loss|LOSS)\w*|grad_norm|[Gg]rad[ _][Nn]orm|rewards/\w{1,40}|logps/\w{1,40})['"]?\s*[:=]\s*['"]?(?:tensor\()?(?:nan|NaN|NAN|-?inf|-?Infinity)\b"""
         # nanoGPT's and llm.c's prints ("iter 3010: loss nan, time 1019.95ms", "train loss nan | norm nan")
         r"|\b(?:train |val |lm )?loss (?:nan|-?inf)\b"
@@ -141,7 +141,7 @@ STANDALONE = [
     # time stamp): the run says it failed without saying how. glog's E-lines are left out (torchrun
     # prints benign ones), and so is pip's resolver notice, which heads many notebook logs of runs that
     # went on fine.
-    ("logged", re.compile(
+    ("logged", rx.compile(
         # Ray: an actor whose __init__ raised ("Exception raised in creation task: The actor died because of an
         # error raised in its creation task, ray::LLMRayActor.__init__() ..."; ray/exceptions.py): the
         # exception it wraps, when the paste has it, is the failure
@@ -170,15 +170,15 @@ STANDALONE = [
     )),
     # a training loss of exactly zero (HF Trainer/TRL/LLaMA-Factory/ms-swift dicts, the train-metrics
     # summary, kohya's postfix): not a failure, a sign the run learns nothing (silent entries decide)
-    ("warning", re.compile(
+    ("warning", rx.compile(
         r"""['"](?:train_)?loss['"]\s*:\s*0(?:\.0+)?\s*[,}]|^\s*train_loss\s{0,40}=\s{0,40}0(?:\.0+)?\s*$"""
         r"|[\s,(]avr_loss=0(?:\.0+)?\]"
     )),
-    ("warning", re.compile(
+    ("warning", rx.compile(
         r"None of the inputs have requires_grad=True|\bOVERFLOW!|Gradient overflow\.\s+Skipping step"
         r"|Attempted loss scale: \S+, reducing to|\b[A-Z]\w*Warning: "
     )),
     # LLaVA/FastChat-style preprocessing that masked a whole sample (llava-tokenization-mismatch):
     # "WARNING: tokenization mismatch: 55 vs. 54. (ignored)", loguru's "- tokenization mismatch: 1 vs. 81."
-    ("warning", re.compile(r"\btokenization mismatch:? \d{1,7} vs\.? \d{1,7}|WARNING: tokenization mismatch\b")),
+    ("warning", rx.compile(r"\btokenization mismatch:? \d{1,7} vs\.? \d{1,7}|WARNING: tokenization mismatch\b")),
 ]

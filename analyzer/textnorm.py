@@ -9,29 +9,30 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import rx
 from .memo import MAX_KEY_LEN
 from .model import who_label
 
 # CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+_ANSI = rx.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
                    r"|#033\[[0-?]{0,20}[ -/]{0,4}[@-~]")  # syslog writes ESC as "#033" (journald/rsyslog exports)
 # Log text is untrusted and must not reach a terminal raw: C0 controls (tab and newline kept) and DEL,
 # and C1 controls, U+0080-U+009F, which some terminals obey in UTF-8 too (U+009B is CSI, U+009D
 # OSC): a log line must not move the cursor or set the window's title.
 _C0 = r"\x00-\x08\x0b-\x1f\x7f"
 CONTROL_C0 = f"[{_C0}]"
-CONTROL = re.compile(f"[{_C0}\\x80-\\x9f]")
+CONTROL = rx.compile(f"[{_C0}\\x80-\\x9f]")
 # GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
 # or give an offset.
 # Buildkite's web view brackets it ("[2024-08-09T08:48:57Z] ERROR 08-09 08:48:57 async_llm_engine.py:61] ...").
-_GHA_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\]?[ \t]")
+_GHA_TS = rx.compile(r"^\[?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\]?[ \t]")
 # What wraps a pasted or collected log line before the program's own text, stripped wherever it nests.
 # A Markdown quote of the paste ("> ", "> > "):
-_QUOTE = re.compile(r"^(?:>[ \t]?)+")
+_QUOTE = rx.compile(r"^(?:>[ \t]?)+")
 # A logger's time stamp, kept as the line's time: Python logging's "2024-05-01 10:00:00,123 - ERROR - ",
 # a bracketed "[2024-05-01 10:00:00] " (DeepSpeed, many scripts), transformers' example scripts'
 # "08/01/2023 16:20:22 - INFO - __main__ - ":
-_LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]?(?: - [A-Z]{4,8} -)? "
+_LOG_TS = rx.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]?(?: - [A-Z]{4,8} -)? "
                      r"|^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d) - [A-Z]{4,8} - [\w.]{1,100} - ")
 # A code viewer's line number ("  42 | "), and Kaggle's log export: the seconds since the kernel
 # started and the line's number, tab-separated ("447.5s\t314\tGPU = Tesla P100-PCIE-16GB.", "_447.3s\t313\t"):
@@ -39,43 +40,43 @@ _LOG_TS = re.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]
 # read off only before what a traceback prints (its header, a frame, an indented source line, an
 # exception), so a number that starts a log line is never taken for one
 # ("  3   File \"<frozen runpy>\", line 198, in _run_module_as_main", axolotl-ai-cloud/axolotl#1597).
-_LINENO = re.compile(r"^ {0,6}\d{1,7} \| |^_?\d{1,7}(?:\.\d{1,3})?s\t\d{1,7}\t"
+_LINENO = rx.compile(r"^ {0,6}\d{1,7} \| |^_?\d{1,7}(?:\.\d{1,3})?s\t\d{1,7}\t"
                      r"|^ {0,6}(?:\d{1,6}|\|) (?= {0,5}File \"| {2,}\S| {0,3}Traceback \(most|[A-Za-z_][\w.]{0,100}(?:Error|Exception)\b)")
 # A frame line as a job-log viewer escapes it CSV-style (lm-sys/FastChat#1100: '[INFO] [Driver] File
 # ""/home/u/train.py"", line 13, in <module>"'): the quotes are doubled and a stray one ends the line.
-_CSV_FRAME = re.compile(r'File ""([^"]{1,4000})"", line (\d{1,7})([^"]{0,400})"?$')
+_CSV_FRAME = rx.compile(r'File ""([^"]{1,4000})"", line (\d{1,7})([^"]{0,400})"?$')
 # These name where the line came from, taken as the host: docker compose's service column
 # ("trainer-1  | ", "trainer_1  | "), kubectl logs --prefix ("[pod/train-worker-0/pytorch] "), and
 # Ray's per-process prefix on a worker's or actor's output (verl, OpenRLHF, ray.train):
 # "(WorkerDict pid=2345, ip=10.0.0.3) ", "(TaskRunner pid=88) ", "(raylet) ", and SkyPilot's per-node
 # prefix in the same shape ("(worker1, rank=1, pid=22249, ip=10.31.0.9) ", skypilot-org/skypilot#2355).
-_COMPOSE = re.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
-_KUBECTL = re.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
-_RAY = re.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?:, rank=\d{1,6})?(?:,? pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
+_COMPOSE = rx.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
+_KUBECTL = rx.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
+_RAY = rx.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?:, rank=\d{1,6})?(?:,? pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
 #   torchrun --tee / log_line_prefix_template: "[rank3]:"; torchrun --role default: "[default3]:"
-_RANK_TORCHRUN = re.compile(r"\[(?:rank|default)(\d+)\]:[ ]?")
+_RANK_TORCHRUN = rx.compile(r"\[(?:rank|default)(\d+)\]:[ ]?")
 #   a template of the rank alone: "[0]:" (NVIDIA-NeMo/Speech#8460), at the line's start only: inside a line
 #   the same shape is a message's own ("In[0]: [2,400]", "python3[40923]: segfault")
-_RANK_BARE = re.compile(r"^\[(\d{1,5})\]:[ ]?")
+_RANK_BARE = rx.compile(r"^\[(\d{1,5})\]:[ ]?")
 #   mpirun --tag-output: "[1,3]<stderr>:" (job, rank)
-_RANK_MPI = re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
+_RANK_MPI = rx.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>:[ ]?")
 #   srun --label: "3: " (right-aligned with spaces for wide jobs)
-_RANK_SRUN = re.compile(r"^ {0,3}(\d{1,4}): ")
+_RANK_SRUN = rx.compile(r"^ {0,3}(\d{1,4}): ")
 #   Lightning's rank-prefixed messages: "[rank: 1] "
-_RANK_LIGHTNING = re.compile(r"^\[rank: (\d{1,5})\] ")
+_RANK_LIGHTNING = rx.compile(r"^\[rank: (\d{1,5})\] ")
 #   pdsh (DeepSpeed multi-node launcher): "node-1: ", "worker-0: ", "10.0.0.2: ", "localhost: ".
 #   A host name carries a digit or is localhost; exception names ("RuntimeError: ") never do.
 #   At most 253 characters (DNS), so that a long run of word characters ("a111...1 Error") costs one
 #   bounded try, not a backtrack per character; the digit is checked on the match (_HOST_DIGIT).
-_HOST_PDSH = re.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.-]{0,252}): ")
-_HOST_DIGIT = re.compile(r"[A-Za-z][\w-]{0,252}?\d")
+_HOST_PDSH = rx.compile(r"^(localhost|\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w.-]{0,252}): ")
+_HOST_DIGIT = rx.compile(r"[A-Za-z][\w-]{0,252}?\d")
 #   YAML keys that carry a digit are not hosts either ("bf16: true", "fp16: false"); host names
 #   have no underscore (RFC 952), config keys usually do ("ds_z3: ...").
 #   Ascend CANN error codes ("EH9999: Inner Error!") and gcc's collect2 are not hosts either (its digit read
 #   as any digit, as every pattern here reads digits: lines that differ only in digits clean alike).
-_NOT_HOSTS = re.compile(r"(?:Error|Exception|Warning|rank|step|epoch|_|^(?:bf|fp|tf|int|uint)\d+$|^E[A-Z]\d{4}$"
+_NOT_HOSTS = rx.compile(r"(?:Error|Exception|Warning|rank|step|epoch|_|^(?:bf|fp|tf|int|uint)\d+$|^E[A-Z]\d{4}$"
                         r"|^collect\d$)", re.I)  # gcc's linker driver: "collect2: error: ld returned 1 exit status"
 
 
@@ -91,7 +92,7 @@ class CleanLine:
 BIDI = "\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # what an output must never carry from a log or a record: control characters (terminal escapes, C1)
 # and the bidi controls
-UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f" + BIDI + "]")
+UNSAFE = rx.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f" + BIDI + "]")
 
 
 def strip_terminal(text: str) -> str:
@@ -106,12 +107,12 @@ def strip_terminal(text: str) -> str:
 
 # A traceback flattened into one line with its newlines escaped: a JSON log record ({"log": "..."},
 # Kubernetes and cloud log exports), a Ray job's "last available logs", a Python repr of the text.
-_FLAT_TRACEBACK = re.compile(r'Traceback \(most recent call last\):\\n|\\n {1,4}File \\?"')
+_FLAT_TRACEBACK = rx.compile(r'Traceback \(most recent call last\):\\n|\\n {1,4}File \\?"')
 # a JSON log record whose text field holds several lines (docker's json-file driver, fluentd, Vector)
-_JSON_RECORD = re.compile(r'^\{\s?"(?:log|message|msg|text|textPayload)"\s?:\s?"')
+_JSON_RECORD = rx.compile(r'^\{\s?"(?:log|message|msg|text|textPayload)"\s?:\s?"')
 # with three escaped newlines or more, any sign of a failure
-_FLAT_ERROR = re.compile(r"(?i)error|exception|killed|fault|abort|\bnan\b|SIG[A-Z]{3}")
-_ESCAPE = re.compile(r'\\(["\\nt]|u[0-9a-fA-F]{4})')
+_FLAT_ERROR = rx.compile(r"(?i)error|exception|killed|fault|abort|\bnan\b|SIG[A-Z]{3}")
+_ESCAPE = rx.compile(r'\\(["\\nt]|u[0-9a-fA-F]{4})')
 _UNESCAPE = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 
@@ -199,15 +200,15 @@ def clean_spans(raw: str) -> tuple[CleanLine, Span | None, Span | None, Span | N
 
 # ---- canonical text for fuzzy and TF-IDF comparison ------------------------------------------
 _CANON_SUBS = [
-    (re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.+@~-]+){2,}[\\/]?"), " PATH "),  # paths, both slashes
-    (re.compile(r"0x[0-9a-fA-F]+"), " HEX "),
-    (re.compile(r"\b[\w]+(?:\.[\w]+){3,}\b"), " DOTTED "),  # parameter names: a.b.c.d.weight
-    (re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"), " "),  # numbers vanish
-    (re.compile(r"\s+"), " "),
+    (rx.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.+@~-]+){2,}[\\/]?"), " PATH "),  # paths, both slashes
+    (rx.compile(r"0x[0-9a-fA-F]+"), " HEX "),
+    (rx.compile(r"\b[\w]+(?:\.[\w]+){3,}\b"), " DOTTED "),  # parameter names: a.b.c.d.weight
+    (rx.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"), " "),  # numbers vanish
+    (rx.compile(r"\s+"), " "),
 ]
 
 
-DIGIT_RUN = re.compile(r"\d{2,}")
+DIGIT_RUN = rx.compile(r"\d{2,}")
 
 
 def template(text: str) -> str:

@@ -8,16 +8,16 @@ than diagnosing a typical log.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 
+from . import rx
 from .textnorm import canon
 
 # The TfidfVectorizer arguments the persisted weights were made with (see kb/fit.py).
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 SKLEARN_ARGS = dict(token_pattern=TOKEN_PATTERN, lowercase=True, sublinear_tf=True, smooth_idf=True,
                     norm="l2", preprocessor=canon)
-_TOKEN = re.compile(TOKEN_PATTERN)
+_TOKEN = rx.compile(TOKEN_PATTERN)
 
 Vector = dict[str, float]
 

@@ -16,6 +16,7 @@ import re
 from functools import cached_property
 from pathlib import Path
 
+from . import rx
 from .diskcache import kept
 from .memo import Memo
 
@@ -53,7 +54,7 @@ LONG_LINE = 8192
 
 # What lets an alternative match a newline or need context Python's `re` and hyperscan read differently:
 # any-character, negated or whitespace classes, lookaround, backreferences, groups.
-_UNBOUND = re.compile(rb"(?<!\\)[.()]|\\[sSWDnr]|\[\^|\\\d")
+_UNBOUND = rx.compile(rb"(?<!\\)[.()]|\\[sSWDnr]|\[\^|\\\d")
 
 
 def _line_bound(alternative: bytes) -> bool:
@@ -106,7 +107,7 @@ class Trigger:
 
     @cached_property
     def regex(self) -> re.Pattern:
-        return re.compile(self.pattern)
+        return rx.compile(self.pattern)
 
     # ---- engines: each returns chunk -> ascending offsets that lie inside a match ------------------
     def _hyperscan(self, pieces: list[bytes]):
@@ -183,7 +184,7 @@ class Phrases:
     @cached_property
     def _regex(self) -> re.Pattern:
         """The alternation, compiled only when a line needs it (about 14 ms at start-up otherwise)."""
-        return re.compile("|".join(map(re.escape, self.phrases)))
+        return rx.compile("|".join(map(re.escape, self.phrases)))
 
     def search(self, text: str) -> bool:
         if self._automaton is not None:

@@ -146,9 +146,12 @@ def load_engine(extra_kb: list[str | Path] = (), cache_dir: Path | None = None):
     (kb/fit.py). The matcher is imported here: listing or linting entries needs none of it.
     `cache_dir`: where start-up work may be kept between runs (the commands pass the user's
     vlkb.home.cache_dir(); a library caller keeps none unless it says so)."""
+    from vlkb.analyzer import rx
     from vlkb.analyzer.diagnose import Engine, fit_vectors
     from vlkb.analyzer.scores import Calibration
 
+    if cache_dir is not None:
+        rx.keep_at_exit(Path(cache_dir))  # the regexes compiled in full this run, for the next one
     index = read_index(index_path(), cache_dir)
     entries = load(extra_kb, index.get("docs"))
     if index["fingerprint"] == fingerprint(entries):
