@@ -102,7 +102,8 @@ def strip_terminal(text: str) -> str:
     if "\r" in text:
         parts = [p for p in text.split("\r") if p.strip()]
         text = parts[-1] if parts else ""
-    return CONTROL.sub("", text)
+    # every control character is unprintable: a printable line (nearly all) is not read a second time
+    return text if text.isprintable() else CONTROL.sub("", text)
 
 
 # A traceback flattened into one line with its newlines escaped: a JSON log record ({"log": "..."},
