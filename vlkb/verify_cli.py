@@ -7,7 +7,9 @@ import sys
 
 import click
 
-from .clitools import CONTEXT, complete_entry_ids, emit, fail, format_option, kb_option
+from vlkb.verify.formats import FORMATS, Context
+
+from .clitools import CONTEXT, complete_entry_ids, emit, fail, kb_option
 
 INSTALL = "pip install 'vlkb[verify]'  (torch, transformers, deepspeed)"
 
@@ -25,7 +27,8 @@ INSTALL = "pip install 'vlkb[verify]'  (torch, transformers, deepspeed)"
 @click.option("--stream", is_flag=True, help="Write the repros' output to stderr as it comes, each line "
               "prefixed by its side ([before], [after]); the report stays on stdout.")
 @kb_option
-@format_option
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True,
+              help="Output format.")
 def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, stream) -> None:
     """Replay an entry's failure ("before"), then the same run with its fix ("after"); check that the
     failure reproduced, that vlkb diagnoses its own repro's log as that entry, and that the fix passes.
@@ -66,21 +69,18 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, 
     engine, dev = load_engine(extra_kb), resolve_device(device)
     outdir = Path(logs) if logs else home() / "verify"
     verdicts = []
+    each = FORMATS[fmt].each
     on_line = _to_stderr if stream else None
     previous = signal.signal(signal.SIGTERM, _stop)  # a TUI cancelling us: unwind, so the repro is killed
     try:
         for e in chosen:
             v = run_verify(e, engine, dev, timeout, outdir, on_line)
             verdicts.append(v)
-            if fmt == "text":
-                emit(_line(v))
+            if each is not None:
+                emit(each(v))
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if fmt == "json":
-        emit(json.dumps([_dict(v) for v in verdicts], indent=2))
-    else:
-        ok = sum(v.ok for v in verdicts)
-        emit(f"{ok}/{len(verdicts)} reproduced and fixed on {dev}; logs in {outdir}")
+    emit(FORMATS[fmt].render(verdicts, Context(dev, outdir)))
     sys.exit(0 if all(v.ok for v in verdicts) else 1)
 
 
@@ -104,22 +104,3 @@ def _list(entries, fmt) -> None:
         return
     for i, r in rows:
         emit(f"{i:<36} {r.name:<40} needs {'+'.join(r.needs)}, {r.world_size} process(es), ~{r.seconds} s")
-
-
-def _line(v) -> str:
-    mark = "ok  " if v.ok else "FAIL"
-    b, a = v.before, v.after
-    seen = (f"diagnosed {b.diagnosis} {b.confidence:.2f}" if b.diagnosis else "not diagnosed") \
-        if v.closed_loop is not None else "closed loop n/a"
-    return (f"{mark} {v.entry:<36} reproduced={'yes' if v.reproduced else 'no'} ({b.ended}, {seen}, {b.seconds:.1f} s)"
-            f"  fixed={'yes' if v.fixed else 'no'} ({a.ended}, {a.seconds:.1f} s)"
-            + (f"\n     note: {v.repro.mechanism_only}" if v.repro.mechanism_only else ""))
-
-
-
-def _dict(v) -> dict:
-    run = lambda r: {"exit_code": r.exit_code, "timed_out": r.exit_code is None, "seconds": r.seconds,  # noqa: E731
-                     "log": str(r.log), "diagnosis": r.diagnosis, "confidence": r.confidence, "env": r.env}
-    return {"entry": v.entry, "family": v.family, "repro": v.repro.name, "device": v.device,
-            "reproduced": v.reproduced, "closed_loop": v.closed_loop, "fixed": v.fixed, "ok": v.ok,
-            "mechanism_only": v.repro.mechanism_only or None, "before": run(v.before), "after": run(v.after)}

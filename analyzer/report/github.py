@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context, how_sure, markdown
+from . import PLAIN, Context, markdown
+from .story import HEADLINES, Named, Story, tell
 
 MAX_ANNOTATIONS = 10
 MAX_SUMMARY_BYTES = 1_000_000  # GitHub's limit per step summary is 1 MiB
@@ -37,27 +38,19 @@ def command(level: str, message: str, title: str, path: str | None = None, line:
 
 
 def annotations(d: Diagnosis) -> list[str]:
-    out = []
-    named, subject = d.named, d.subject
-    if named is not None:
-        e = named.entry
-        first = named.evidence[0] if named.evidence else subject.first
-        level = "error" if d.verdict == "known" else "warning"
-        fix = e.fix.strip().splitlines()[0]
-        also = (f"\nAlso considered: {', '.join(f'{r.entry.id} ({r.confidence:.2f})' for r in d.runners_up)}"
-                if d.runners_up else "")  # --top
-        out.append(command(level, f"{first.text.strip()}\n\n{e.title} ({how_sure(named.confidence)}).\nFix: {fix}"
-                           + "".join(f"\n- {a}" for a in named.advice) + also, f"vlkb: {e.id}", first.path, first.lineno))
-    elif d.verdict == "unknown" and subject is not None:
-        similar = "".join(f"\n- {f.url} ({f.likeness.score:.2f})" for f in d.similar)
+    story = tell(d)
+    named, subject = story.named, story.subject
+    out = [_named(story, named)] if named else []
+    if story.verdict == "unknown" and subject is not None:
+        similar = "".join(f"\n- {f.url} ({f.likeness.score:.2f})" for f in story.similar)
         out.append(command("error", f"{subject.message.strip() or subject.first.text}\n\nNo KB entry explains this "
-                           f"failure above the threshold ({d.threshold:.2f})."
+                           f"failure above the threshold ({story.threshold:.2f})."
                            + (f"\nSimilar public reports:{similar}" if similar else ""), "vlkb: unknown failure",
                            subject.first.path, subject.first.lineno, subject.last_lineno))
-    for inc in d.incidents:
+    for inc in story.others:
         if len(out) >= MAX_ANNOTATIONS:
             break
-        if inc is subject or inc.kind in ("metric", "warning"):  # never noisy: failures and their cascade only
+        if inc.kind in ("metric", "warning"):  # never noisy: failures and their cascade only
             continue
         level = "notice" if inc.cascade else "warning"
         label = "cascade" if inc.cascade else inc.kind
@@ -67,14 +60,23 @@ def annotations(d: Diagnosis) -> list[str]:
     return out[:MAX_ANNOTATIONS]
 
 
+def _named(story: Story, named: Named) -> str:
+    """The named entry at its first evidence line: what it is, how sure, the fix's first line, the advice."""
+    first = named.evidence[0] if named.evidence else story.subject.first
+    level = "error" if story.verdict == "known" else "warning"
+    fix = named.fix.as_written.strip().splitlines()[0]
+    also = (f"\nAlso considered: {', '.join(f'{r.id} ({r.confidence:.2f})' for r in named.runners_up)}"
+            if named.runners_up else "")  # --top
+    return command(level, f"{first.text.strip()}\n\n{named.title} ({named.how_sure}).\nFix: {fix}"
+                   + "".join(f"\n- {a}" for a in named.fix.advice) + also, f"vlkb: {named.id}", first.path, first.lineno)
+
+
 def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
     """The annotations for stdout; the Markdown comment goes to the job summary when there is one."""
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         append_summary(summary, markdown.render(d))
-    verdict = {"known": "known failure", "suspicious": "suspicious run", "unknown": "unknown failure",
-               "clean": "no failure found"}[d.verdict]
-    return "\n".join([*annotations(d), f"vlkb: {verdict}"])
+    return "\n".join([*annotations(d), f"vlkb: {HEADLINES[d.verdict]}"])
 
 
 def append_summary(path: str, text: str) -> None:

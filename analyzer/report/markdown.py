@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context, cited, strength
-from ..facts import ordered
+from . import PLAIN, Context
 from .shorten import shorten
-from ..model import Incident, Line
+from .story import Fix, Named, Story, tell
+from ..model import Line
 from ..textnorm import BIDI
 
 MARKER = "<!-- vlkb-triage -->"
@@ -81,18 +81,18 @@ def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
 
 
 def _render(d: Diagnosis, n: int, width: int) -> str:
-    out = [MARKER, *_verdict(d, n, width)]
-    out += _similar(d, width)
-    if d.seen is not None:
-        out += ["", f"**Seen before:** {inline(d.seen.describe())}"]
-    out += _others(d, n, width) + _facts(d, width)
-    out += ["", f"<sub>vlkb · threshold {d.threshold:.2f} · {inline(', '.join(d.inputs))[:width]}</sub>"]
+    story = tell(d)
+    out = [MARKER, *_verdict(story, n, width)]
+    out += _similar(story.similar, width)
+    if story.seen is not None:
+        out += ["", f"**Seen before:** {inline(story.seen.describe())}"]
+    out += _others(story.others, n, width) + _facts(story.run, width)
+    out += ["", f"<sub>vlkb · threshold {story.threshold:.2f} · {inline(', '.join(story.inputs))[:width]}</sub>"]
     return "\n".join(out) + "\n"
 
 
-def _fix(d: Diagnosis, e) -> list[str]:
+def _fix(fix: Fix) -> list[str]:
     """The fix for the run's framework; the other frameworks' lines folded, GitHub renders <details>."""
-    fix = d.fix(e)
     out = [fix.text.strip(), ""]
     if fix.others:
         out += [f"<details><summary>Other frameworks: {inline(', '.join(fix.other_names))}</summary>", "",
@@ -100,46 +100,53 @@ def _fix(d: Diagnosis, e) -> list[str]:
     return out
 
 
-def _verdict(d: Diagnosis, n: int, width: int) -> list[str]:
-    if d.verdict in ("known", "suspicious"):
-        s, subject = d.named, d.subject
-        e = s.entry
-        where = code(f"{subject.quoted.path}:{subject.quoted.lineno}") if subject else ""
-        lead = ([d.suspicion + (inline(subject.summary)[:width] + " at " if subject.kind == "stall" else "") + where, ""]
-                if d.verdict == "suspicious" else [f"Failure at {where}: {inline(subject.summary)[:width]}", ""])
-        advice = ["**For this run**", "", *(f"- {a}" for a in s.advice), ""] if s.advice else []
-        title = f"### vlkb: {'suspected: ' * (d.verdict == 'suspicious')}{inline(e.title)}"
-        also = [f"Also considered: " + ", ".join(f"`{r.entry.id}` ({r.confidence:.2f})" for r in d.runners_up), ""] \
-            if d.runners_up else []
-        return [title, "", f"`{e.id}` · {strength(s.confidence)}: confidence **{s.confidence:.2f}**", "", *also, *lead,
-                "**Root cause.** " + e.root_cause, "", "**Fix.**", "", *_fix(d, e), *advice,
-                "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
-                _sources(e)]
-    if d.verdict == "unknown":
-        root = d.root
-        out = ["### vlkb: unknown failure", "",
-               f"No KB entry explains this failure above the threshold ({d.threshold:.2f}); "
-               "the root incident is below. `vlkb kb new ID --from LOG` scaffolds an entry from it."]
-        if d.matches:
-            out += ["", "Nearest: " + ", ".join(f"`{s.entry.id}` ({s.confidence:.2f})" for s in d.matches)]
-        if root is not None:
-            out += ["", f"**Root incident** at {code(f'{root.first.path}:{root.first.lineno}')}", "",
-                    fenced(_evidence(root.lines[-n:] if root.headline else root.lines[:n], width))]
-        lead = d.lead
-        if lead is not None and (lead.library or lead.frames):
-            out += ["", f"Raised in {code(lead.where)}" + (f": [search its issues for this message](<{lead.search_url}>)"
-                                                          if lead.search_url else "")]
-        return out
-    explained = [f"- `{s.entry.id}` seen, harmless here: {inline(s.explained)}" for s in d.matches if s.explained]
+def _verdict(story: Story, n: int, width: int) -> list[str]:
+    if story.named:
+        return _named(story, story.named, n, width)
+    if story.verdict == "unknown":
+        return _unknown(story, n, width)
+    explained = [f"- `{entry_id}` seen, harmless here: {inline(why)}" for entry_id, why in story.harmless]
     return ["### vlkb: no failure found in the log", *([""] + explained if explained else [])]
 
 
-def _similar(d: Diagnosis, width: int) -> list[str]:
+def _named(story: Story, s: Named, n: int, width: int) -> list[str]:
+    subject = story.subject
+    where = code(f"{subject.quoted.path}:{subject.quoted.lineno}") if subject else ""
+    lead = ([story.suspicion + (inline(subject.summary)[:width] + " at " if story.stalled else "") + where, ""]
+            if story.suspicion else [f"Failure at {where}: {inline(subject.summary)[:width]}", ""])
+    advice = ["**For this run**", "", *(f"- {a}" for a in s.fix.advice), ""] if s.fix.advice else []
+    title = f"### vlkb: {'suspected: ' * bool(story.suspicion)}{inline(s.title)}"
+    also = [f"Also considered: " + ", ".join(f"`{r.id}` ({r.confidence:.2f})" for r in s.runners_up), ""] \
+        if s.runners_up else []
+    return [title, "", f"`{s.id}` · {s.strength}: confidence **{s.confidence:.2f}**", "", *also, *lead,
+            "**Root cause.** " + s.why, "", "**Fix.**", "", *_fix(s.fix), *advice,
+            "**Evidence**", "", fenced(_evidence(s.evidence[:n], width)), "",
+            _sources(s)]
+
+
+def _unknown(story: Story, n: int, width: int) -> list[str]:
+    root = story.subject
+    out = ["### vlkb: unknown failure", "",
+           f"No KB entry explains this failure above the threshold ({story.threshold:.2f}); "
+           f"the root incident is below. `{story.scaffold}` scaffolds an entry from it."]
+    if story.nearest:
+        out += ["", "Nearest: " + ", ".join(f"`{c.id}` ({c.confidence:.2f})" for c in story.nearest)]
+    if root is not None:
+        out += ["", f"**Root incident** at {code(f'{root.first.path}:{root.first.lineno}')}", "",
+                fenced(_evidence(root.lines[-n:] if root.headline else root.lines[:n], width))]
+    lead = story.lead
+    if lead is not None and (lead.library or lead.frames):
+        out += ["", f"Raised in {code(lead.where)}" + (f": [search its issues for this message](<{lead.search_url}>)"
+                                                      if lead.search_url else "")]
+    return out
+
+
+def _similar(similar: tuple, width: int) -> list[str]:
     """Public reports of the same failure, as a list: title linked, their error, what resolved it."""
-    if not d.similar:
+    if not similar:
         return []
     out = ["", "**Similar public reports**", ""]
-    for f in d.similar:
+    for f in similar:
         title = inline(f.report.title or f.report.repo or "report")[:width]
         fix = inline(f.resolution)[:width] if f.resolution else "not said"
         versions = f" · {inline(f.stated_versions)[:width]}" if f.report.versions else ""
@@ -148,9 +155,7 @@ def _similar(d: Diagnosis, width: int) -> list[str]:
     return out
 
 
-def _others(d: Diagnosis, n: int, width: int) -> list[str]:
-    subject = d.subject
-    others = [i for i in d.incidents if i is not subject]
+def _others(others: tuple, n: int, width: int) -> list[str]:
     if not others:
         return []
     cascade = sum(i.cascade for i in others)
@@ -166,16 +171,15 @@ def _others(d: Diagnosis, n: int, width: int) -> list[str]:
             *rows, *more, "", "</details>"]
 
 
-def _facts(d: Diagnosis, width: int) -> list[str]:
-    if not d.run:
+def _facts(run: tuple, width: int) -> list[str]:
+    if not run:
         return []
     rows = [f"| {inline(f.key)} | {inline(_value(f.value))[:width]} | {code(f'{f.line.path}:{f.line.lineno}', cell=True)} |"
-            for f in ordered(d.run)]
+            for f in run]
     return ["", "<details><summary>Versions and config from the log</summary>", "", "| fact | value | line |",
             "|---|---|---|", *rows, "", "</details>"]
 
 
-def _sources(entry) -> str:
-    urls, more = cited(entry)
-    return "Sources: " + ", ".join(f"<{u}>" for u in urls) + \
-        (f" (and {more} more: {code('vlkb kb show ' + entry.id)})" if more else "")
+def _sources(named: Named) -> str:
+    return "Sources: " + ", ".join(f"<{u}>" for u in named.sources) + \
+        (f" (and {named.more_sources} more: {code(named.show)})" if named.more_sources else "")

@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.text import Text
 
 from ..diagnose import Diagnosis
-from . import PLAIN, Context, cited, how_sure
-from ..facts import describe, ordered
-from ..scores import Scored
+from . import PLAIN, Context
+from ..facts import describe
 from .shorten import shorten
+from .story import Named, Story, tell
 
 MAX_EVIDENCE = 8
 MAX_OTHER = 8
@@ -27,35 +27,31 @@ def _block(console: Console, title: str, body: str, style: str = "bold") -> None
         console.print(Text("  " + para))
 
 
-def _match(console: Console, d: Diagnosis, s: Scored, width: int, label: str = "Root cause: ") -> None:
-    e = s.entry
-    console.print(Text.assemble((label, "bold"), (e.title, "bold green"),
-                                (f"  [{e.id}, {how_sure(s.confidence)}]", "dim")))
-    console.print(Text(f"  signals: {s.signal_summary}", style="dim"))
+def _named(console: Console, n: Named, width: int, label: str = "Root cause: ") -> None:
+    console.print(Text.assemble((label, "bold"), (n.title, "bold green"), (f"  [{n.id}, {n.how_sure}]", "dim")))
+    console.print(Text(f"  signals: {n.signals}", style="dim"))
     console.print()
-    _block(console, "Why", e.root_cause)
+    _block(console, "Why", n.why)
     console.print()
-    fix = d.fix(e)
-    _block(console, "Fix", fix.text)
-    if fix.others:  # the log says which framework ran: the others' lines are one command away
-        console.print(Text(f"  Other frameworks ({', '.join(fix.other_names)}): vlkb kb show {e.id}", style="dim"))
+    _block(console, "Fix", n.fix.text)
+    if n.fix.others:  # the log says which framework ran: the others' lines are one command away
+        console.print(Text(f"  Other frameworks ({', '.join(n.fix.other_names)}): {n.show}", style="dim"))
     console.print()
-    if s.advice:
+    if n.fix.advice:
         console.print(Text("For this run", style="bold"))
-        for advice in s.advice:
+        for advice in n.fix.advice:
             console.print(Text("  - " + advice))
         console.print()
     console.print(Text("Evidence", style="bold"))
-    for line in s.evidence[:MAX_EVIDENCE]:
+    for line in n.evidence[:MAX_EVIDENCE]:
         rank = f" [rank {line.who}]" if line.who else ""
         text = shorten(line.text, max(96, width - 4 - len(f"{line.path}:{line.lineno}{rank}")))
         console.print(Text.assemble((f"  {line.path}:{line.lineno}{rank}  ", "cyan"), text))
-    urls, more = cited(e)
-    console.print(Text("Sources: " + "  ".join(urls) + (f"  (and {more} more: vlkb kb show {e.id})" if more else ""),
+    console.print(Text("Sources: " + "  ".join(n.sources) + (f"  (and {n.more_sources} more: {n.show})" if n.more_sources else ""),
                        style="dim"))
 
 
-def _lead(console: Console, lead, width: int) -> None:
+def _lead(console: Console, lead, scaffold: str, width: int) -> None:
     """An unknown failure: the line to quote, the last frames, who raised it and where to ask."""
     console.print()
     q = lead.quoted
@@ -69,7 +65,7 @@ def _lead(console: Console, lead, width: int) -> None:
         console.print(Text.assemble(("Raised in: ", "bold"), lead.where))
     if lead.search_url:
         console.print(Text.assemble(("Search its issues: ", "bold"), lead.search_url))
-    console.print(Text("Teach vlkb this failure: vlkb kb new ID --from LOG scaffolds an entry from it.", style="dim"))
+    console.print(Text(f"Teach vlkb this failure: {scaffold} scaffolds an entry from it.", style="dim"))
 
 
 def _similar(console: Console, found: list, width: int) -> None:
@@ -86,13 +82,13 @@ def _similar(console: Console, found: list, width: int) -> None:
             console.print(Text("     alike in " + f.why, style="dim"))
 
 
-def _run(console: Console, d: Diagnosis) -> None:
+def _run(console: Console, run: tuple) -> None:
     """What the log says about the run: versions, model, config, each with the line that says it."""
-    if not d.run:
+    if not run:
         return
     console.print()
     console.print(Text("Run (as the log states it)", style="bold"))
-    for fact in ordered(d.run)[:MAX_FACTS]:
+    for fact in run[:MAX_FACTS]:
         rank = f" [rank {fact.line.who}]" if fact.line.who else ""
         console.print(Text.assemble(f"  {describe(fact):<40}", (f"{fact.line.path}:{fact.line.lineno}{rank}", "dim")))
 
@@ -114,48 +110,54 @@ def similar(found: list, ctx: Context = PLAIN) -> str:
 def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
     buf = io.StringIO()
     console, width = _console(buf, ctx.color)
-    root = d.root
-    if d.verdict == "clean":
-        console.print(Text("No failure found in the log.", style="bold green"))
-        for s in d.matches:
-            if s.explained:
-                console.print(Text(f"  seen, harmless here: {s.entry.id} ({s.explained})", style="dim"))
-    elif d.verdict == "suspicious":
-        console.print(Text.assemble((d.suspicion, "bold yellow"),
-                                    d.subject.summary))
-        console.print(Text(f"  at {d.subject.where}", style="dim"))
+    story = tell(d)
+    _verdict(console, story, width)
+    if story.similar:
         console.print()
-        _match(console, d, d.matches[0], width, label="Suspected: ")
-    elif root is not None:
-        console.print(Text.assemble(("Failure: ", "bold red"), root.summary))
-        console.print(Text(f"  at {root.where}", style="dim"))
+        _similar(console, story.similar, width)
+    if story.seen is not None:
         console.print()
-    if d.verdict == "known":
-        _match(console, d, d.matches[0], width)
-    if d.runners_up:
-        console.print(Text("Also considered: " + ", ".join(f"{s.entry.id} ({s.confidence:.2f})" for s in d.runners_up),
-                           style="dim"))
-    elif d.verdict == "unknown":
-        console.print(Text("Unknown failure: no KB entry explains it with enough confidence "
-                           f"(threshold {d.threshold:.2f}).", style="bold yellow"))
-        for s in d.matches:
-            console.print(Text(f"  nearest: {s.entry.id} (confidence {s.confidence:.2f})", style="dim"))
-        if d.lead is not None:
-            _lead(console, d.lead, width)
-    if d.similar:
-        console.print()
-        _similar(console, d.similar, width)
-    if d.seen is not None:
-        console.print()
-        console.print(Text.assemble(("History: ", "bold"), d.seen.describe()))
-    _run(console, d)
-    others = [i for i in d.incidents if i is not d.subject][:MAX_OTHER]
-    if others:
-        console.print()
-        console.print(Text(f"Other incidents ({len(d.incidents) - 1})", style="bold"))
-        for inc in others:
-            tag = "cascade" if inc.cascade else inc.kind
-            console.print(Text(f"  [{tag}] {inc.where}  {textwrap.shorten(inc.summary, 90)}"))
-    for note in d.stats.notes:
+        console.print(Text.assemble(("History: ", "bold"), story.seen.describe()))
+    _run(console, story.run)
+    _others(console, story)
+    for note in story.notes:
         console.print(Text(f"note: {note}", style="dim"))
     return buf.getvalue()
+
+
+def _verdict(console: Console, story: Story, width: int) -> None:
+    """The headline, then the named entry's story, or what to do with a failure no entry names."""
+    subject = story.subject
+    if story.verdict == "clean":
+        console.print(Text("No failure found in the log.", style="bold green"))
+        for entry_id, why in story.harmless:
+            console.print(Text(f"  seen, harmless here: {entry_id} ({why})", style="dim"))
+        return
+    if subject is not None:
+        console.print(Text.assemble((story.suspicion or "Failure: ", "bold yellow" if story.suspicion else "bold red"),
+                                    subject.summary))
+        console.print(Text(f"  at {subject.where}", style="dim"))
+        console.print()
+    if story.named:
+        _named(console, story.named, width, label="Suspected: " if story.suspicion else "Root cause: ")
+        if story.named.runners_up:
+            console.print(Text("Also considered: " + ", ".join(f"{c.id} ({c.confidence:.2f})" for c in story.named.runners_up),
+                               style="dim"))
+        return
+    console.print(Text("Unknown failure: no KB entry explains it with enough confidence "
+                       f"(threshold {story.threshold:.2f}).", style="bold yellow"))
+    for c in story.nearest:
+        console.print(Text(f"  nearest: {c.id} (confidence {c.confidence:.2f})", style="dim"))
+    if story.lead is not None:
+        _lead(console, story.lead, story.scaffold, width)
+
+
+def _others(console: Console, story: Story) -> None:
+    if not story.others:
+        return
+    console.print()
+    # counts the subject even when there is none (a clean log's incidents): kept so the output is unchanged
+    console.print(Text(f"Other incidents ({story.incident_count - 1})", style="bold"))
+    for inc in story.others[:MAX_OTHER]:
+        tag = "cascade" if inc.cascade else inc.kind
+        console.print(Text(f"  [{tag}] {inc.where}  {textwrap.shorten(inc.summary, 90)}"))
