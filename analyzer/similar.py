@@ -84,7 +84,7 @@ def compare(mine: Signature, my_vec: dict, theirs: Signature, their_vec: dict, i
         weights.pop("frames")
     total = sum(weights.values())
     score = sum(parts[k] * w for k, w in weights.items()) / total
-    words = sorted(set(my_vec) & set(their_vec), key=lambda t: -idf.get(t, 0.0))[:6]
+    words = sorted(set(my_vec) & set(their_vec), key=lambda t: (-idf.get(t, 0.0), t))[:6]  # ties by name: a set's order is the run's
     return Likeness(round(score, 4), {k: round(v, 4) for k, v in parts.items()}, tuple(words),
                     tuple(f for f in mine.frames if f in both))
 

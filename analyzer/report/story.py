@@ -81,7 +81,6 @@ class Story:
     seen: object  # vlkb.history.Seen, when the history is on
     run: tuple[Fact, ...]  # what the log states about the run, in reading order
     others: tuple[Incident, ...]  # every incident besides the subject, root first
-    incident_count: int  # all incidents, the subject's included
     notes: tuple[str, ...]  # the reader's notes (lines shortened, inputs cut)
     inputs: tuple[str, ...]
 
@@ -99,7 +98,7 @@ def tell(d: Diagnosis) -> Story:
         scaffold=SCAFFOLD if d.verdict == "unknown" else "",
         harmless=tuple((s.entry.id, s.explained) for s in d.matches if s.explained) if d.verdict == "clean" else (),
         similar=tuple(d.similar), seen=d.seen, run=tuple(ordered(d.run)) if d.run else (),
-        others=tuple(i for i in d.incidents if i is not subject), incident_count=len(d.incidents),
+        others=tuple(i for i in d.incidents if i is not subject),
         notes=tuple(d.stats.notes), inputs=tuple(d.inputs))
 
 

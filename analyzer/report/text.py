@@ -156,8 +156,7 @@ def _others(console: Console, story: Story) -> None:
     if not story.others:
         return
     console.print()
-    # counts the subject even when there is none (a clean log's incidents): kept so the output is unchanged
-    console.print(Text(f"Other incidents ({story.incident_count - 1})", style="bold"))
+    console.print(Text(f"Other incidents ({len(story.others)})", style="bold"))
     for inc in story.others[:MAX_OTHER]:
         tag = "cascade" if inc.cascade else inc.kind
         console.print(Text(f"  [{tag}] {inc.where}  {textwrap.shorten(inc.summary, 90)}"))
