@@ -1,14 +1,16 @@
-"""Find a large file's candidate lines in a second process while this one parses them (issue 14).
+"""Find a large file's candidate lines in other processes while this one parses them (issue 14).
 
 The scan has two halves: finding the lines the trigger matches in each chunk (hyperscan over the
 bytes, then one Python call per hit) and parsing those lines. The first half depends on nothing but
-the chunk, so a forked child runs it over the file, chunk by chunk, ahead of the parent, and sends
-each chunk's offset, length and candidate line starts through a pipe; the parent reads the chunk
-again from the page cache and parses. The child walks the file with the same reader (reader.chunks)
-as the serial scan, so the chunks, the line numbers they lead to and everything parsed from them are
-the serial scan's; a chunk that is not the file's own bytes (the kept head of an over-long line)
-travels whole, and so do the chunks of a .gz file, which the child inflates. The pipe's buffer
-holds the child back when it runs too far ahead: memory stays bounded by a few chunks in each process.
+the chunk, so SCANNERS forked children run it over the file ahead of the parent, each over every
+SCANNERS-th chunk, and send each chunk's offset, length and candidate line starts through a pipe;
+the parent takes the chunks from the children in turn, reads each again from the page cache and
+parses. On a quiet log finding is nearly all the work, and two children do it in about half the time
+one takes. Each child walks the file with the same reader (reader.chunks) as the serial scan, so the
+chunks, the line numbers they lead to and everything parsed from them are the serial scan's; a chunk
+that is not the file's own bytes (the kept head of an over-long line) travels whole, and so do the
+chunks of a .gz file, which each child inflates. The pipes' buffers hold the children back when they
+run too far ahead: memory stays bounded by a few chunks in each process.
 
 Used only where it pays and is safe: a regular file of PARALLEL_MIN bytes or more, Linux's fork, two
 usable cores, and no other thread in the process (the TUI diagnoses in a worker thread; forking a
@@ -16,6 +18,7 @@ threaded process can copy a lock that some thread holds). Pipes take the serial 
 """
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import sys
@@ -27,10 +30,11 @@ from .reader import InputError, ReadStats, Source, chunks
 from .trigger import Trigger
 
 PARALLEL_MIN = 64 << 20  # below this, forking costs about what it saves
+SCANNERS = 2  # children finding candidate lines, each in every SCANNERS-th chunk
 
 
 def usable(source: Source, jobs: int | None) -> bool:
-    """Whether `source` is scanned with a pre-scan child: `jobs` 1 says never, 2 for any regular file,
+    """Whether `source` is scanned with pre-scan children: `jobs` 1 says never, 2 for any regular file,
     None for one of PARALLEL_MIN bytes or more when two cores are free."""
     if jobs == 1 or source.path is None or not sys.platform.startswith("linux") or threading.active_count() > 1:
         return False
@@ -45,27 +49,27 @@ def usable(source: Source, jobs: int | None) -> bool:
 
 def prescanned(source: Source, stats: ReadStats, trigger: Trigger) -> Iterator[tuple]:
     """(data, end, starts, before, total) for each chunk of `source`, as reader.chunks and
-    trigger.numbered_starts give them serially; the child's read notes and byte count are added to
-    `stats` at the end."""
+    trigger.numbered_starts give them serially; the first child's read notes and byte count are added
+    to `stats` at the end."""
     import multiprocessing  # here: a tenth of start-up, and only a large regular file is read in parallel
 
     ctx = multiprocessing.get_context("fork")
-    receiver, sender = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_produce, args=(source, trigger, sender), daemon=True, name="vlkb-prescan")
-    child.start()
-    sender.close()
+    children, receivers = [], []
+    for k in range(SCANNERS):
+        receiver, sender = ctx.Pipe(duplex=False)
+        child = ctx.Process(target=_produce, args=(source, trigger, sender, k), daemon=True, name=f"vlkb-prescan-{k}")
+        child.start()
+        sender.close()
+        children.append(child)
+        receivers.append(receiver)
     try:
         fd = os.open(source.path, os.O_RDONLY)
     except OSError as err:
-        _stop(child)
+        _stop(children)
         raise InputError(f"{source.label}: {err.strerror or err}") from None
     try:
-        while True:
-            try:
-                msg = receiver.recv()
-            except EOFError:
-                raise InputError(f"{source.label}: the pre-scan process ended early (exit code "
-                                 f"{child.exitcode}); `--jobs 1` reads without it") from None
+        for i in itertools.count():
+            msg = _next(receivers[i % SCANNERS], children[i % SCANNERS], source)
             kind = msg[0]
             if kind in ("chunk", "data"):
                 _, data, end, starts, before, total = msg
@@ -77,27 +81,43 @@ def prescanned(source: Source, stats: ReadStats, trigger: Trigger) -> Iterator[t
                 yield data, end, array("q", starts).tolist(), array("q", before).tolist(), total
             elif kind == "error":
                 raise InputError(msg[1])
-            else:  # "done"
-                stats.bytes += msg[1]
-                stats.notes.extend(msg[2])
+            else:  # "done": the file has i chunks; every child walked all of it
+                done = msg if i % SCANNERS == 0 else _next(receivers[0], children[0], source)
+                stats.bytes += done[1]
+                stats.notes.extend(done[2])
                 return
     finally:
         os.close(fd)
-        receiver.close()
-        _stop(child)
+        for receiver in receivers:
+            receiver.close()
+        _stop(children)
 
 
-def _stop(child) -> None:
-    if child.is_alive():
-        child.terminate()
-    child.join()
+def _next(receiver, child, source: Source) -> tuple:
+    """The next message of one child; skips nothing, so the chunks come in the file's order."""
+    try:
+        return receiver.recv()
+    except EOFError:
+        raise InputError(f"{source.label}: a pre-scan process ended early (exit code "
+                         f"{child.exitcode}); `--jobs 1` reads without it") from None
 
 
-def _produce(source: Source, trigger: Trigger, conn) -> None:
-    """The child: walk the file as the serial scan does and send what the parent needs per chunk."""
+def _stop(children) -> None:
+    for child in children:
+        if child.is_alive():
+            child.terminate()
+    for child in children:
+        child.join()
+
+
+def _produce(source: Source, trigger: Trigger, conn, k: int) -> None:
+    """Child `k`: walk the file as the serial scan does, and send what the parent needs for every
+    SCANNERS-th chunk from the k-th; then "done" with what the walk read."""
     stats = ReadStats()
     try:
-        for data, end, offset in chunks(source, stats):
+        for i, (data, end, offset) in enumerate(chunks(source, stats)):
+            if i % SCANNERS != k:
+                continue
             starts, before, total = trigger.numbered_starts(data, end)
             found = (array("q", starts).tobytes(), array("q", before).tobytes(), total)
             if offset is None:

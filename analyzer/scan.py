@@ -46,7 +46,7 @@ def scan(sources: list[Source], parser: RecordParser, stats: ReadStats,
     `fold` counts further occurrences of one-line incidents: with it, a line outside any record whose
     raw bytes, or whose shape (digit runs masked), were seen before skips the parser (a warning
     repeated every step on every rank with new times and values). `jobs`: 1 reads every input in
-    this process; None lets a large regular file's candidate lines be found by a second one
+    this process; None lets a large regular file's candidate lines be found by child processes
     (analyzer/prescan.py), with the same result."""
     trigger = trigger or Trigger(TRIGGER)
     cache = Cleaner()  # raw line -> its cleaned parts

@@ -54,7 +54,7 @@ def log_options(runs: int) -> argparse.ArgumentParser:
 
 def run_mix(vlkb: list[str], path: Path, runs: int) -> dict:
     """Median throughput of vlkb (as a user runs it, and with --jobs 1: one process) and grep on one
-    file, vlkb's peak RSS (the larger of its two processes: the pre-scan child is forked and shares
+    file, vlkb's peak RSS (the largest of its processes: the pre-scan children are forked and share
     the parent's pages), and its verdict."""
     import json
 

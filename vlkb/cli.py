@@ -67,7 +67,7 @@ def cli() -> None:
               help="History database (default: $VLKB_HOME/history.db); a CI cache path keeps it across jobs.")
 @click.option("--no-history", is_flag=True, help="Neither read nor record the history.")
 @click.option("--jobs", type=click.IntRange(1, 2), default=None,
-              help="Processes that read a regular file: 2 finds its candidate lines in a second process while "
+              help="Processes that read a regular file: 2 finds its candidate lines in two child processes while "
               "this one parses them, 1 reads in this one. Default: 2 for a file of 64 MiB or more when two "
               "cores are free. Pipes are read in one.")
 @click.option("--similar/--no-similar", default=None,
