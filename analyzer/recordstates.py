@@ -87,18 +87,10 @@ class RecordStates:
             return False
         m = P.frame_match(text) or (op.in_box and P.RICH_FRAME.match(text))
         if m:
-            if len(inc.frames) >= MAX_FRAMES:
-                del inc.frames[MAX_FRAMES // 4]
-                self.cut_frames += 1
-            inc.frames.append(L.frame(m))
-            self._add(op, line)
-            op.since_frame = 0
-            return True
-        op.since_frame += 1
-        plain_header = not (inc.frames or op.ipython or op.in_box)
-        if op.since_frame > (HEADER_GAP if plain_header else MAX_FRAME_GAP):
-            self._finish(op)
+            return self._add_frame(op, L.frame(m), line)
+        if self._gap_ends(op):
             return False
+        plain_header = not (inc.frames or op.ipython or op.in_box)
         if op.in_box and P.RICH_BOX.match(text):
             m = P.RICH_WRAPPED_FUNC.match(text)
             if m and inc.frames and not inc.frames[-1].func:  # "...x.py:258 in" then "│ func │"
@@ -123,25 +115,36 @@ class RecordStates:
 
     def _frame_or_source(self, op: OpenRecord, line: Line, kind) -> bool:
         """_in_frames for a line `_frame_line` told apart: a frame, or a source line under one."""
-        inc = op.incident
         if kind is not _SOURCE:
-            if len(inc.frames) >= MAX_FRAMES:
-                del inc.frames[MAX_FRAMES // 4]
-                self.cut_frames += 1
-            inc.frames.append(kind)
-            self._add(op, line)
-            op.since_frame = 0
-            return True
-        op.since_frame += 1
-        plain_header = not (inc.frames or op.ipython or op.in_box)
-        if op.since_frame > (HEADER_GAP if plain_header else MAX_FRAME_GAP):
-            self._finish(op)
+            return self._add_frame(op, kind, line)
+        if self._gap_ends(op):
             return False
-        if (inc.frames or op.ipython or plain_header) and self._failure_kind(line.text):
+        inc = op.incident
+        if (inc.frames or op.ipython or not op.in_box) and self._failure_kind(line.text):
             self._finish(op)
             return False
         self._add(op, line)
         return True
+
+    def _add_frame(self, op: OpenRecord, frame: Frame, line: Line) -> bool:
+        inc = op.incident
+        if len(inc.frames) >= MAX_FRAMES:  # keep the outermost quarter and the innermost frames
+            del inc.frames[MAX_FRAMES // 4]
+            self.cut_frames += 1
+        inc.frames.append(frame)
+        self._add(op, line)
+        op.since_frame = 0
+        return True
+
+    def _gap_ends(self, op: OpenRecord) -> bool:
+        """One more line without a frame: whether it is one too many, and the record is finished."""
+        op.since_frame += 1
+        inc = op.incident
+        plain_header = not (inc.frames or op.ipython or op.in_box)
+        if op.since_frame > (HEADER_GAP if plain_header else MAX_FRAME_GAP):
+            self._finish(op)
+            return True
+        return False
 
     def _in_message(self, op: OpenRecord, line: Line) -> bool:
         text = line.text
