@@ -37,6 +37,9 @@ class OpenRecord:
     prefix: str = ""  # the shape of a job runner's prefix before "Traceback", digits as 0: stripped from its lines
     since_frame: int = 0  # lines since the last frame (or the header)
     innermost_first: bool = False  # VS Code's debugger lists the frames innermost first
+    # columns the whole traceback is indented by, read off its first frame (Python puts two spaces
+    # before "File"): a traceback logged or quoted indented states its exception that far in
+    indent: int = 0
 
 
 class RecordStarts:

@@ -98,7 +98,7 @@ class RecordStates:
                 inc.frames[-1] = Frame(f.file, f.lineno, m.group(1))
             self._add(op, line)
             return True
-        exc = L.exception_line(text, strict=False) or L.pytest_exception(text)
+        exc = L.exception_line(text, strict=False) or L.pytest_exception(text) or _indented_exception(op, text)
         if exc is not None:
             inc.chain.append(Exc(exc[0], exc[1], line))
             self._add(op, line)
@@ -128,6 +128,8 @@ class RecordStates:
 
     def _add_frame(self, op: OpenRecord, frame: Frame, line: Line) -> bool:
         inc = op.incident
+        if not inc.frames:
+            op.indent = max(0, len(line.text) - len(line.text.lstrip()) - 2)
         if len(inc.frames) >= MAX_FRAMES:  # keep the outermost quarter and the innermost frames
             del inc.frames[MAX_FRAMES // 4]
             self.cut_frames += 1
@@ -221,6 +223,16 @@ def _frame_line(text: str):
     if m:
         return L.frame(m)
     if (not text.strip() or P.RICH_FRAME.match(text) or P.RICH_BOX.match(text) or P.RECORD_START.match(text)
-            or L.exception_line(text, strict=False) or L.pytest_exception(text)):
+            or L.exception_line(text, strict=False) or L.pytest_exception(text)
+            or text[:1].isspace() and L.exception_line(text.lstrip(), strict=False)):  # an indented traceback's
         return _OTHER
     return _SOURCE
+
+
+def _indented_exception(op, text: str) -> tuple[str, str] | None:
+    """The exception of a traceback indented by `op.indent` columns, stated at that indentation
+    (torchrun's error summary, a logger's continuation lines: "  ValueError: Mesh 'tp' is not available")."""
+    d = op.indent
+    if d and len(text) > d and text[:d].isspace() and not text[d].isspace() and op.incident.frames:
+        return L.exception_line(text[d:], strict=False)
+    return None

@@ -107,6 +107,30 @@ def test_chained_exceptions_are_one_incident(engine, tmp_path):
     assert len(tracebacks) == 1 and len(tracebacks[0].chain) == 2
 
 
+def test_an_indented_traceback_states_its_exception_at_its_own_indentation(engine, tmp_path):
+    """A traceback logged or quoted indented (torchtitan's, pip's build output) keeps Python's layout
+    shifted right: frames two columns in from the exception line. Its exception is the failure, not
+    "a traceback cut before its exception", whatever the indentation; a line indented otherwise after
+    the frames stays a source line."""
+    field = Path(__file__).resolve().parent.parent / "data" / "corpus" / "field" / "cases"
+    d = engine.diagnose([str(field / "torchtitan-2184.log")])  # github.com/pytorch/torchtitan/issues/2184
+    assert d.root.summary.startswith("ValueError: Mesh 'tp' is not available.")
+    assert d.root.frames[-1].func == "get_mesh"
+    lines = _bare(GEMINI.text)
+    for indent in ("  ", "      ", "\t"):
+        path = tmp_path / "indented.log"
+        path.write_text("\n".join(indent + line for line in lines) + "\n")
+        shifted = engine.diagnose([str(path)])
+        assert shifted.root.summary == engine.diagnose([str(_written(tmp_path, lines))]).root.summary
+        assert not shifted.root.truncated
+
+
+def _written(tmp_path, lines):
+    path = tmp_path / "plain.log"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def test_a_workers_reraised_exception_is_the_failure(engine, tmp_path):
     """torch re-raises a DataLoader worker's (or a DataParallel replica's) exception as "Caught X in
     DataLoader worker process 0." with the worker's traceback inside its message: the worker's exception
