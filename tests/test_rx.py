@@ -20,12 +20,28 @@ LINES = [line for path in sorted((ROOT / "kb" / "entries").glob("*/*.pos-*.log")
 
 
 def _core_patterns() -> list[re.Pattern]:
-    """Every regex the core holds once imported (in module globals, lists and tables alike)."""
-    import gc
-
+    """Every regex the core's modules hold once imported: in their globals, and in the lists, tuples
+    and tables of them (not the whole process's: the suite imports rich, textual and the rest)."""
     import vlkb.analyzer.diagnose  # noqa: F401 - the whole core
 
-    return [o for o in gc.get_objects() if isinstance(o, re.Pattern) and isinstance(o.pattern, str)]
+    found: dict[int, re.Pattern] = {}
+
+    def walk(value, depth: int) -> None:
+        if isinstance(value, re.Pattern):
+            if isinstance(value.pattern, str):
+                found[id(value)] = value
+        elif depth and isinstance(value, (list, tuple, set, frozenset)):
+            for item in value:
+                walk(item, depth - 1)
+        elif depth and isinstance(value, dict):
+            for item in value.values():
+                walk(item, depth - 1)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("vlkb.analyzer"):
+            for value in vars(module).values():
+                walk(value, 3)
+    return list(found.values())
 
 
 def test_a_pattern_from_its_instruction_list_finds_what_re_compile_finds():
@@ -40,7 +56,7 @@ def test_a_pattern_from_its_instruction_list_finds_what_re_compile_finds():
             a, b = original.search(line), built.search(line)
             assert (a and (a.span(), a.groups())) == (b and (b.span(), b.groups())), (original.pattern, line)
         checked += 1
-    assert checked > 200
+    assert checked > 150  # the core holds about 175 text patterns in tables it keeps
 
 
 def _run(home: Path, *code: str) -> str:
