@@ -15,7 +15,9 @@ from . import rx
 from .memo import MAX_KEY_LEN, Memo
 from .textnorm import CONTROL_C0, CleanLine, Span, clean, clean_spans, split_glued, unflatten
 
-_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+# every digit as 0: lines of one such key differ only in their digits, so they clean alike and hold
+# their parts at the same byte offsets when they are plain ASCII (the scan's rank lookup keys on it too)
+ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # bytes after which offsets in the raw line are not offsets in the cleaned one: C0 controls (a \r
 # redraw keeps only its last part), syslog's escaped ESC ("#033["), an escaped newline (a flattened
 # traceback is split in lines)
@@ -57,7 +59,7 @@ class Cleaner:
     def _by_layout(self, raw: bytes) -> list[CleanLine] | None:
         if len(raw) > MAX_KEY_LEN or not raw.isascii() or _MOVES.search(raw):
             return None
-        key = raw.translate(_ZEROS)
+        key = raw.translate(ZEROS)
         layout = self.layouts.get(key)
         text = raw.decode("ascii")
         if layout is None:

@@ -6,8 +6,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import Protocol
 
-from . import prescan
-from . import rx
+from . import prescan, rx
 from .memo import MAX_KEY_LEN, Memo
 from .model import Incident, Line, who_label
 from .patterns import TRIGGER
@@ -16,7 +15,7 @@ from .reader import InputError, ReadStats, Source, chunks
 from .clock import time_before
 from .records import RecordParser
 from .recordstart import NOTHING
-from .layout import Cleaner
+from .layout import ZEROS, Cleaner
 from .textnorm import CONTROL_C0, DIGIT_RUN, clean_spans
 from .trigger import Trigger
 
@@ -24,9 +23,6 @@ from .trigger import Trigger
 # cleaned text (single digits stay: an exit code, a loss of exactly 0). Lines of one shape clean to
 # texts of one template, which the parser classifies alike.
 _DIGIT_RUN = rx.compile(DIGIT_RUN.pattern.encode())
-# Every digit as 0: lines of one such key differ only in their digits, so they clean alike (textnorm.
-# clean_spans) and hold their rank and host at the same byte offsets when they are plain ASCII.
-_ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # bytes that strip_terminal removes or rewrites (C0 controls, escape, carriage return): offsets move
 _CONTROL = rx.compile(CONTROL_C0.encode())  # bytes: C1 controls are two UTF-8 bytes, and non-ASCII anyway
 
@@ -155,7 +151,7 @@ class _Feeder:
     def _who(self, raw: bytes) -> str | None:
         """The rank label of a raw line of at most MAX_KEY_LEN bytes: cleaned once per digit-zeroed
         form, then cut from the same offsets."""
-        key = raw.translate(_ZEROS)
+        key = raw.translate(ZEROS)
         spans = self.whos.get(key)
         if spans is None:
             c, rank_at, host_at, _, _ = clean_spans(raw.decode("utf-8", "replace"))
