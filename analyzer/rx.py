@@ -66,7 +66,7 @@ def compile(pattern: str | bytes, flags: int = 0) -> re.Pattern:
             _used.add(key)
             return compiled
         except Exception:  # noqa: BLE001 - a copy this engine refuses: compile it in full
-            del _kept[key]
+            _kept.pop(key, None)  # (a TUI worker thread may have met it first)
     _missed.add(key)
     return re.compile(pattern, flags)
 

@@ -85,15 +85,17 @@ def test_the_second_run_compiles_from_the_copy_the_first_wrote_and_answers_alike
     assert int(taken[0]) > 200 and int(taken[1]) == 0  # every core regex came from the copy
 
 
-@pytest.mark.parametrize("damage", [b"", b"not marshal at all", None])
+@pytest.mark.parametrize("damage", [b"", b"not marshal at all", "another build", "instructions"])
 def test_a_damaged_or_foreign_copy_is_compiled_over(tmp_path, damage):
     expected = json.loads(_run(tmp_path, *DIAGNOSE))
     (copy,) = _copies(tmp_path)
     import marshal
 
-    if damage is None:  # a well-formed copy written by another interpreter build
-        _, table = marshal.loads(copy.read_bytes())
+    build, table = marshal.loads(copy.read_bytes())
+    if damage == "another build":  # a well-formed copy written by another interpreter build
         damage = marshal.dumps(("another build", table))
+    elif damage == "instructions":  # this build's copy, its instruction lists garbled: the engine refuses them
+        damage = marshal.dumps((build, {key: (args[0], [7] * len(args[1]), *args[2:]) for key, args in table.items()}))
     copy.write_bytes(damage)
     used = _run(tmp_path, "import vlkb.analyzer.diagnose", "import vlkb.analyzer.rx as rx", "print(len(rx._used))")
     assert used.strip() == "0"
