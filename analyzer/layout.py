@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 from . import rx
 from .memo import MAX_KEY_LEN, Memo
+from .model import who_label
 from .textnorm import CONTROL_C0, CleanLine, Span, clean, clean_spans, split_glued, unflatten
 
 # every digit as 0: lines of one such key differ only in their digits, so they clean alike and hold
-# their parts at the same byte offsets when they are plain ASCII (the scan's rank lookup keys on it too)
-ZEROS = bytes.maketrans(b"123456789", b"000000000")
+# their parts at the same byte offsets when they are plain ASCII
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # bytes after which offsets in the raw line are not offsets in the cleaned one: C0 controls (a \r
 # redraw keeps only its last part), syslog's escaped ESC ("#033["), an escaped newline (a flattened
 # traceback is split in lines)
@@ -56,16 +57,31 @@ class Cleaner:
             self.lines.remember(raw, parts)
         return parts
 
+    def who(self, raw: bytes) -> str | None:
+        """The rank label of a raw line, as a full clean of the whole line reads it (the scan counts
+        the ranks of lines it skips by shape): cut at its layout's offsets when it has one."""
+        layout = self._layout_of(raw)
+        if not layout:
+            c = clean_spans(raw.decode("utf-8", "replace"))[0]
+            return who_label(c.rank, c.host)
+        text = raw.decode("ascii")
+        return who_label(_part(text, layout.rank), _part(text, layout.host))
+
     def _by_layout(self, raw: bytes) -> list[CleanLine] | None:
+        layout = self._layout_of(raw)
+        return [layout.cut(raw.decode("ascii"))] if layout else None
+
+    def _layout_of(self, raw: bytes) -> Layout | None:
+        """The layout of a plain ASCII line without control bytes, remembered per digit-zeroed form;
+        None for any other line, and for one that is not cut from its raw text (_layout)."""
         if len(raw) > MAX_KEY_LEN or not raw.isascii() or _MOVES.search(raw):
             return None
-        key = raw.translate(ZEROS)
+        key = raw.translate(_ZEROS)
         layout = self.layouts.get(key)
-        text = raw.decode("ascii")
         if layout is None:
-            layout = _layout(text)
+            layout = _layout(raw.decode("ascii"))
             self.layouts.remember(key, layout or False)
-        return [layout.cut(text)] if layout else None
+        return layout or None
 
 
 def _layout(text: str) -> Layout | None:

@@ -8,23 +8,21 @@ from typing import Protocol
 
 from . import prescan, rx
 from .memo import MAX_KEY_LEN, Memo
-from .model import Incident, Line, who_label
+from .model import Incident, Line
 from .patterns import TRIGGER
 from .progress import TAIL_BYTES
 from .reader import InputError, ReadStats, Source, chunks
 from .clock import time_before
 from .records import RecordParser
 from .recordstart import NOTHING
-from .layout import ZEROS, Cleaner
-from .textnorm import CONTROL_C0, DIGIT_RUN, clean_spans
+from .layout import Cleaner
+from .textnorm import DIGIT_RUN
 from .trigger import Trigger
 
 # The shape of a raw line: its runs of two or more digits masked, as textnorm.template masks the
 # cleaned text (single digits stay: an exit code, a loss of exactly 0). Lines of one shape clean to
 # texts of one template, which the parser classifies alike.
 _DIGIT_RUN = rx.compile(DIGIT_RUN.pattern.encode())
-# bytes that strip_terminal removes or rewrites (C0 controls, escape, carriage return): offsets move
-_CONTROL = rx.compile(CONTROL_C0.encode())  # bytes: C1 controls are two UTF-8 bytes, and non-ASCII anyway
 
 
 class Folder(Protocol):
@@ -102,7 +100,6 @@ class _Feeder:
         self.repeats = Memo()  # raw line -> (what feeding it did, its cleaned form), for this file
         self.shapes = Memo()  # a raw line's shape -> what feeding a line of it did, for this file
         self.skipped = False  # lines were skipped by shape since the parser last saw one
-        self.whos = Memo()  # a raw line with its digits zeroed -> where its rank and host sit
 
     def __call__(self, chunk: bytes, pos: int, end: int, lineno: int) -> None:
         raw = chunk[pos:end]
@@ -122,7 +119,7 @@ class _Feeder:
                 outcome = self.shapes.get(shape)
                 # a new occurrence adds no fact, no incident, only a count and perhaps a rank; while
                 # the incident still keeps sample lines, the line goes the whole way
-                if outcome is NOTHING or (outcome is not None and self.fold.recount(outcome, self._who(raw))):
+                if outcome is NOTHING or (outcome is not None and self.fold.recount(outcome, self.cache.who(raw))):
                     self.skipped = True
                     return
         parts = self.cache(raw)
@@ -146,20 +143,3 @@ class _Feeder:
             self.repeats.remember(raw, (outcome, parts[0]))
             if shape is not None:
                 self.shapes.remember(shape, outcome)
-
-
-    def _who(self, raw: bytes) -> str | None:
-        """The rank label of a raw line of at most MAX_KEY_LEN bytes: cleaned once per digit-zeroed
-        form, then cut from the same offsets."""
-        key = raw.translate(ZEROS)
-        spans = self.whos.get(key)
-        if spans is None:
-            c, rank_at, host_at, _, _ = clean_spans(raw.decode("utf-8", "replace"))
-            if not raw.isascii() or _CONTROL.search(raw):  # offsets in the text are not byte offsets
-                return who_label(c.rank, c.host)
-            spans = (rank_at, host_at)
-            self.whos.remember(key, spans)
-        rank_at, host_at = spans
-        rank = raw[rank_at[0]:rank_at[1]].decode() if rank_at else None
-        host = raw[host_at[0]:host_at[1]].decode() if host_at else None
-        return who_label(rank, host)

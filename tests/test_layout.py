@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vlkb.analyzer.layout import Cleaner, _cleaned
+from vlkb.analyzer.model import who_label
+from vlkb.analyzer.textnorm import clean
 from vlkb.kb.fixtures import parse
 
 KB = Path(__file__).resolve().parent.parent / "kb" / "entries"
@@ -34,6 +36,8 @@ def test_every_fixture_line_cleans_alike_through_its_layout():
         shifted = raw.translate(SHIFT)
         taken += cleaner._by_layout(shifted) is not None
         assert cleaner(shifted) == _cleaned(shifted.decode("utf-8", "replace")), raw
+        whole = clean(shifted.decode("utf-8", "replace"))  # the rank of a skipped line: the whole line's
+        assert cleaner.who(shifted) == who_label(whole.rank, whole.host), raw
     assert taken > len(LINES) // 2  # the shortcut is taken for most lines, not bypassed
 
 
