@@ -3,9 +3,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
+
+# Property tests draw the same examples on every run and in every order (derandomize: the seed is a
+# hash of the test), and keep no example database between runs: a suite that passed passes again.
+# HYPOTHESIS_PROFILE=explore draws new, more examples each run, for hunting; an example it finds that
+# fails is then written into the test as an @example.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", max_examples=2000, database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_addoption(parser):
