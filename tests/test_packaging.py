@@ -39,6 +39,21 @@ main()
         assert cp.returncode == 0 and cp.stderr.strip().splitlines()[-1] == "[]", (fmt, cp.stderr[-500:])
 
 
+def test_the_format_registry_is_read_without_the_parser():
+    """`vlkb diagnose --help` lists the registry's formats: reading it loads no parser or matcher, and the
+    core's public names still load on first use."""
+    code = """
+import sys
+from vlkb.analyzer.report import FORMATS
+light = sorted(m for m in sys.modules if m.startswith('vlkb'))
+from vlkb.analyzer import Engine, InputError
+print(light, Engine.__module__, InputError.__module__)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["['vlkb',", "'vlkb.analyzer',", "'vlkb.analyzer.report']", "vlkb.analyzer.diagnose",
+                           "vlkb.analyzer.reader"]
+
+
 def test_wheel_has_one_top_level_package_with_the_kb(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                     "-w", str(tmp_path), str(ROOT)], check=True)

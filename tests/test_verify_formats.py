@@ -40,3 +40,16 @@ def test_json_is_one_report_at_the_end_with_what_the_tui_reads():
 def test_verify_offers_every_registered_format():
     help_text = CliRunner().invoke(cli, ["verify", "--help"]).output
     assert "[" + "|".join(FORMATS) + "]" in help_text
+
+
+def test_the_catalogue_goes_through_the_same_formats():
+    """`--list` is rendered by the chosen format like a run's verdicts: a line per entry, or JSON."""
+    rows = [("loss-nan", Repro("bf16-min", "m", "fails", "fixed", needs=("torch", "transformers"), world_size=2,
+                               seconds=15, mechanism_only="the mechanism only"))]
+    assert FORMATS["text"].listing(rows) == ("loss-nan                             bf16-min                                 "
+                                             "needs torch+transformers, 2 process(es), ~15 s")
+    (item,) = json.loads(FORMATS["json"].listing(rows))
+    assert item == {"entry": "loss-nan", "repro": "bf16-min", "needs": ["torch", "transformers"], "world_size": 2,
+                    "seconds": 15, "before": "fails", "after": "fixed", "mechanism_only": "the mechanism only"}
+    out = CliRunner().invoke(cli, ["verify", "--list"]).output.splitlines()
+    assert out and all(" needs torch" in line for line in out)

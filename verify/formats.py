@@ -1,6 +1,7 @@
 """`vlkb verify`'s output formats, by name, as a diagnosis's are in `vlkb.analyzer.report`: a format is
-one function that renders the verdicts once every entry has run, and one line in FORMATS. A format
-may also write a line as each entry finishes, so a long `--all` shows its progress."""
+one function that renders the verdicts once every entry has run, one that renders the catalogue
+(`--list`), and one line in FORMATS. A format may also write a line as each entry finishes, so a long
+`--all` shows its progress."""
 from __future__ import annotations
 
 import json
@@ -9,7 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:  # `vlkb verify --help` imports this module; the runner only when entries run
+    from .catalog import Repro
     from .runner import Verdict
+
+    Listing = list[tuple[str, Repro]]  # (entry id, its repro), as `--list` shows them
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,7 @@ class Context:
 @dataclass(frozen=True)
 class Format:
     render: Callable[[list[Verdict], Context], str]  # written once all entries have run
+    listing: Callable[[Listing], str]  # the entries that have a repro (`--list`)
     each: Callable[[Verdict], str] | None = None  # written as each entry finishes
 
 
@@ -55,8 +60,20 @@ def as_json(verdicts: list[Verdict], ctx: Context) -> str:
     return json.dumps([as_dict(v) for v in verdicts], indent=2)
 
 
+def catalogue(rows: Listing) -> str:
+    """One line per entry with a repro: the repro, what it needs, how many processes, how long."""
+    return "\n".join(f"{i:<36} {r.name:<40} needs {'+'.join(r.needs)}, {r.world_size} process(es), ~{r.seconds} s"
+                     for i, r in rows)
+
+
+def catalogue_json(rows: Listing) -> str:
+    return json.dumps([{"entry": i, "repro": r.name, "needs": list(r.needs), "world_size": r.world_size,
+                        "seconds": r.seconds, "before": r.before, "after": r.after,
+                        "mechanism_only": r.mechanism_only or None} for i, r in rows], indent=2)
+
+
 # name -> Format; `vlkb verify --format` offers these names
-FORMATS = {"text": Format(summary, each=line), "json": Format(as_json)}
+FORMATS = {"text": Format(summary, catalogue, each=line), "json": Format(as_json, catalogue_json)}
 
 
 def render(fmt: str, verdicts: list[Verdict], ctx: Context) -> str:

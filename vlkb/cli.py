@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from vlkb.analyzer.report import FORMATS
+
 from .clitools import CONTEXT, emit, fail, kb_option
 
 # --fail-on: which verdicts fail a CI step (exit 1)
@@ -49,7 +51,7 @@ def cli() -> None:
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "github", "sarif"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text",
               show_default=True, help="Output format: markdown is the CI triage comment, github the Actions "
               "annotations (plus the comment in $GITHUB_STEP_SUMMARY), sarif SARIF 2.1.0.")
 @click.option("--top", type=click.IntRange(1, 20), default=3, show_default=True,

@@ -1,7 +1,6 @@
 """`vlkb verify`: replay KB failures and their fixes (vlkb.verify)."""
 from __future__ import annotations
 
-import json
 import signal
 import sys
 
@@ -96,11 +95,4 @@ def _to_stderr(text: str) -> None:
 def _list(entries, fmt) -> None:
     from vlkb.verify.catalog import REPROS
 
-    rows = [(e.id, REPROS[e.verify["repro"]]) for e in entries]
-    if fmt == "json":
-        emit(json.dumps([{"entry": i, "repro": r.name, "needs": list(r.needs), "world_size": r.world_size,
-                          "seconds": r.seconds, "before": r.before, "after": r.after,
-                          "mechanism_only": r.mechanism_only or None} for i, r in rows], indent=2))
-        return
-    for i, r in rows:
-        emit(f"{i:<36} {r.name:<40} needs {'+'.join(r.needs)}, {r.world_size} process(es), ~{r.seconds} s")
+    emit(FORMATS[fmt].listing([(e.id, REPROS[e.verify["repro"]]) for e in entries]))
