@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, Tab
 from vlkb.analyzer import Diagnosis, InputError
 from vlkb.analyzer.facts import describe, ordered
 
+from . import report_file
 from .cause_view import CauseView, verdict_line
 from .incidents_tree import IncidentsTree
 from .log_view import LogView
@@ -36,6 +37,7 @@ class DiagnosisScreen(Screen):
         Binding("n", "log('search_again', False)", "Next match", show=False),
         Binding("N", "log('search_again', True)", "Prev match", show=False),
         Binding("g", "prompt('goto')", "Go to line", show=False),
+        Binding("s", "prompt('save')", "Save the report (Markdown, JSON, SARIF, text)", show=False),
         Binding("r", "log('next_rank')", "Rank filter"),
         Binding("f", "log('next_file')", "Next file", show=False),
         Binding("l", "focus_log", "Log pane", show=False),
@@ -158,7 +160,8 @@ class DiagnosisScreen(Screen):
     def action_prompt(self, mode: str) -> None:
         prompt = self.query_one("#prompt", Input)
         self._mode = mode
-        prompt.placeholder = "search the log (lower case matches any case)" if mode == "search" else "go to line"
+        prompt.placeholder = {"search": "search the log (lower case matches any case)", "goto": "go to line",
+                              "save": report_file.prompt()}[mode]
         prompt.value = ""
         prompt.display = True
         prompt.focus()
@@ -173,14 +176,27 @@ class DiagnosisScreen(Screen):
     def _prompted(self, event: Input.Submitted) -> None:
         value = event.value.strip()
         self.action_close_prompt()
-        if not value or self.log_view is None:
+        if self._mode == "save":
+            self._save(value.lower() or "markdown")
+        elif not value or self.log_view is None:
             return
-        if self._mode == "search":
+        elif self._mode == "search":
             self.log_view.search(value)
         elif value.replace(",", "").isdigit():
             self.log_view.goto(self.log_view.path, int(value.replace(",", "")))
         else:
-            self.notify(f"not a line number: {value}", severity="warning")
+            self.notify(f"not a line number: {value}", severity="warning", markup=False)
+
+    def _save(self, fmt: str) -> None:
+        if self.diagnosis is None:
+            self.notify("The diagnosis is still running.", severity="warning")
+            return
+        try:
+            path = report_file.save(self.diagnosis, self.app.engine.entries, fmt)
+        except (ValueError, OSError) as err:  # a word typed wrong, a directory that cannot be written
+            self.notify(f"Not saved: {err}", severity="warning", markup=False)
+        else:
+            self.notify(f"Saved the {fmt} report to {path.resolve()}", markup=False)
 
     # ---- actions on the entry -----------------------------------------------------------------
     def pointed_entry(self):

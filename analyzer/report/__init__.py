@@ -1,5 +1,6 @@
 """A diagnosis's output formats, by name: one module each with `render(diagnosis, ctx) -> str`, one
-line in FORMATS to add one (ARCHITECTURE.md)."""
+line in FORMATS to add one (ARCHITECTURE.md). `vlkb diagnose --format` offers them all; the TUI saves
+a diagnosis in those that make a file of their own."""
 from __future__ import annotations
 
 import importlib
@@ -16,8 +17,15 @@ class Context:
 
 PLAIN = Context()
 
-# name -> its module under vlkb.analyzer.report
-FORMATS = {"text": "text", "json": "json_", "markdown": "markdown", "github": "github", "sarif": "sarif"}
+@dataclass(frozen=True)
+class Format:
+    module: str  # under vlkb.analyzer.report, imported when the format is first used
+    suffix: str = ""  # a file of this format's own (the TUI saves one); "" where the output is no file:
+    # GitHub's workflow commands mean something only on a runner's stdout
+
+
+FORMATS = {"text": Format("text", ".txt"), "json": Format("json_", ".json"), "markdown": Format("markdown", ".md"),
+           "github": Format("github"), "sarif": Format("sarif", ".sarif")}
 
 
 # how sure a named diagnosis is, in the words every format puts beside its number: a confidence
@@ -51,4 +59,4 @@ def cited(entry) -> tuple[list[str], int]:
 
 def render(fmt: str, diagnosis, ctx: Context = PLAIN) -> str:
     """The diagnosis in format `fmt` (a FORMATS name); each format's module is imported when used."""
-    return importlib.import_module(f"{__name__}.{FORMATS[fmt]}").render(diagnosis, ctx)
+    return importlib.import_module(f"{__name__}.{FORMATS[fmt].module}").render(diagnosis, ctx)

@@ -109,6 +109,46 @@ def test_search_and_go_to_line(logs):
     run([logs["known"]], test)
 
 
+def test_the_report_is_saved_in_the_formats_that_make_a_file(logs, tmp_path):
+    """`s` writes the diagnosis on screen through the formats' registry: Enter alone is the Markdown
+    comment, a typed name picks another; a format that makes no file is refused with a word."""
+    import json
+
+    from vlkb.analyzer.report import markdown
+
+    async def test(app, screen, log, pilot):
+        await pilot.press("s", "enter")
+        await settle(app, pilot)
+        assert (tmp_path / "vlkb-report.md").read_text(encoding="utf-8") == markdown.render(screen.diagnosis)
+        await pilot.press("s", *"JSON", "enter")
+        await settle(app, pilot)
+        saved = json.loads((tmp_path / "vlkb-report.json").read_text(encoding="utf-8"))
+        assert saved["verdict"] == "known" and saved["matches"][0]["entry"] == "zero-grad-reduced-twice"
+        await pilot.press("s", *"github", "enter")
+        await settle(app, pilot)
+        said = [n.message for n in app._notifications]  # the toasts (Textual keeps no public list)
+        assert said[-1] == "Not saved: not a report format to save: 'github' (one of text, json, markdown, sarif)"
+        assert said[0].startswith("Saved the markdown report to ") and said[0].endswith("vlkb-report.md")
+        assert sorted(p.name for p in tmp_path.glob("vlkb-report*")) == ["vlkb-report.json", "vlkb-report.md"]
+        assert log.has_focus  # the prompt closed, back on the log
+    run([logs["known"]], test, size=(120, 30))
+
+
+def test_a_report_that_cannot_be_written_is_a_word_not_a_crash(engine, tmp_path):
+    from vlkb.tui import report_file
+    from conftest import SAMPLES
+
+    d = engine.diagnose([str(SAMPLES / "ms-swift-minicpmv-dpo-zero2.log")])
+    try:
+        report_file.save(d, engine.entries, "sarif", tmp_path / "no-such-dir")
+    except OSError:
+        pass
+    else:
+        raise AssertionError("a report saved into a missing directory")
+    assert report_file.save(d, engine.entries, "sarif", tmp_path).name == "vlkb-report.sarif"
+    assert list(report_file.choices()) == ["text", "json", "markdown", "sarif"]
+
+
 def test_incidents_tree_and_facts_jump_to_their_lines(logs):
     async def test(app, screen, log, pilot):
         d = screen.diagnosis
