@@ -5,6 +5,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, SAMPLES
 
 HEAVY = ("torch", "transformers", "deepspeed", "textual", "sklearn", "scipy", "numpy", "sqlite_utils")
@@ -54,10 +56,21 @@ print(light, Engine.__module__, InputError.__module__)
                            "vlkb.analyzer.reader"]
 
 
-def test_wheel_has_one_top_level_package_with_the_kb(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel built from a copy of the checkout: setuptools' build/ folder in the checkout keeps
+    files from earlier builds, which would hide a package the configuration leaves out."""
+    import shutil
+
+    src, out = tmp_path_factory.mktemp("src") / "vlkb", tmp_path_factory.mktemp("wheel")
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", ".pytest_cache",
+                                                             "__pycache__", ".hypothesis", "corpus"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path), str(ROOT)], check=True)
-    wheel = next(tmp_path.glob("vlkb-*.whl"))
+                    "-w", str(out), str(src)], check=True)
+    return next(out.glob("vlkb-*.whl"))
+
+
+def test_wheel_has_one_top_level_package_with_the_kb(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"vlkb"}, top
@@ -65,6 +78,54 @@ def test_wheel_has_one_top_level_package_with_the_kb(tmp_path):
     assert any(n.startswith("vlkb/kb/entries/zero-grad-reduced-twice/") and n.endswith(".yaml") for n in names)
     assert any(n.endswith(".pos-ms-swift-dpo-minicpmv.log") for n in names)
     assert any(n.startswith("vlkb/data/samples/") for n in names)
+    # every package of the checkout is in the wheel (verify/repros once was not: `vlkb verify` crashed)
+    tops = {"vlkb": "vlkb", "analyzer": "vlkb/analyzer", "kb": "vlkb/kb", "tui": "vlkb/tui", "verify": "vlkb/verify",
+            "data": "vlkb/data"}
+    packages = [init.relative_to(ROOT) for top in tops for init in (ROOT / top).rglob("__init__.py")]
+    missing = [str(p) for p in packages if f"{tops[p.parts[0]]}/{'/'.join(p.parts[1:])}" not in names]
+    assert len(packages) >= 8 and not missing, missing
+
+
+def test_the_wheel_installed_alone_diagnoses_the_sample_and_lists_its_repros(wheel, tmp_path):
+    """`pip install vlkb-*.whl` into a new venv (not this checkout's editable install): the command it
+    installs diagnoses the packaged sample and lists the packaged repros, from a directory outside the
+    checkout. Dependencies come from this venv's site-packages on the path (no network), where the
+    editable install's own finder is never activated, so only the wheel's vlkb can be imported."""
+    import sysconfig
+    import venv
+
+    env = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env)
+    bindir = env / ("Scripts" if sys.platform == "win32" else "bin")
+    python = bindir / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "deps-from-test-venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+                    "--no-index", str(wheel)], check=True, cwd=tmp_path)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    run = lambda *args: subprocess.run([str(bindir / "vlkb"), *args], capture_output=True, text=True,  # noqa: E731
+                                       cwd=work, env={"PATH": str(bindir), "VLKB_HOME": str(tmp_path / "home")})
+    where = subprocess.run([str(python), "-c", "import vlkb; print(vlkb.__file__)"], capture_output=True,
+                           text=True, check=True, cwd=work).stdout.strip()
+    assert Path(where).is_relative_to(site), where  # the wheel's copy, not the checkout
+    assert run("--help").returncode == 0
+    samples = Path(where).parent / "data" / "samples"
+    got = run("diagnose", str(samples / "ms-swift-minicpmv-dpo-zero2.log"), "--format", "json", "--no-history")
+    assert got.returncode == 0, got.stderr[-800:]
+    d = json.loads(got.stdout)
+    assert d["verdict"] == "known" and d["matches"][0]["entry"] == "zero-grad-reduced-twice"
+    listed = run("verify", "--list", "--format", "json")
+    assert listed.returncode == 0, listed.stderr[-800:]
+    from vlkb.verify.catalog import REPROS
+
+    assert {r["repro"] for r in json.loads(listed.stdout)} == set(REPROS)
+    # every repro `vlkb verify` would start is in the wheel (found, not run: torch is not needed to look)
+    found = subprocess.run([str(python), "-c", "import importlib.util as u; from vlkb.verify.catalog import REPROS; "
+                            "print(*(u.find_spec('vlkb.verify.repros.' + r.module).origin for r in REPROS.values()))"],
+                           capture_output=True, text=True, check=True, cwd=work).stdout.split()
+    assert len(found) == len(REPROS) and all(Path(f).is_relative_to(site) for f in found), found
 
 
 def test_persisted_tfidf_equals_scikit_learn():
