@@ -77,7 +77,7 @@ def version_key(text: str) -> tuple:
     """"2.4.0+cu124" -> (2, 4, 0); "0.9.1.dev0" -> (0, 9, 1): the release numbers only."""
     nums = []
     for piece in re.split(r"[.+-]", str(text)):
-        if not piece.isdigit():
+        if not (piece.isascii() and piece.isdigit()):  # "¹" is a digit to str.isdigit, not to int()
             break
         nums.append(int(piece))
     return tuple(nums)

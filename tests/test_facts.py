@@ -129,6 +129,17 @@ def test_conditions_confirm_contradict_or_abstain():
     assert Condition("version.transformers", "<", "4.45.1").holds(facts) is True
     assert Condition("version.transformers", "in", ">=4.46").holds(facts) is False
     assert version_key("2.4.0+cu124") == (2, 4, 0) and version_key("0.9.1.dev0") == (0, 9, 1)
+    assert version_key("4.\u00b9") == (4,) and version_key("\u00b2.1") == ()  # superscripts: str digits, not int's
+
+
+def test_a_version_with_a_digit_int_cannot_read_is_no_crash(engine, tmp_path):
+    """A stranger's log that states `transformers==4.¹` (issue 15): read as far as it is a version, never
+    a traceback, and the failure in the log is still diagnosed."""
+    p = tmp_path / "x.log"
+    p.write_bytes("transformers==4.\u00b9\nTraceback (most recent call last):\n  File \"x.py\", line 1, in f\n"
+                  "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n".encode())
+    d = engine.diagnose([str(p)])
+    assert d.verdict == "known" and d.named.entry.id == "cuda-oom"
 
 
 def test_advice_fills_in_the_logs_values_only_when_it_applies():
