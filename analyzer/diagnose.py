@@ -9,7 +9,7 @@ from pathlib import Path
 
 from . import tfidf
 from .elect import elect
-from .fold import Collector
+from .fold import MAX_FAILURES, TAIL_FAILURES, Collector
 from .facts import Fact, FactSheet
 from .factshapes import trigger_pieces
 from .framework import SplitFix, detect, split_fix
@@ -122,7 +122,7 @@ class Engine:
             stats.notes.append(f"{parser.cut_lines} lines longer than {MAX_KEPT_CHARS >> 10} KiB were kept shortened (head and tail)")
         if parser.cut_frames:
             stats.notes.append(f"{parser.cut_frames} frames from the middle of tracebacks over {MAX_FRAMES} were not kept")
-        incidents = elect(collector.order)
+        incidents = elect(collector.incidents())
         frameworks = detect(incidents, sheet.facts)
         if frameworks:
             sheet.facts.setdefault("framework", Fact("framework", frameworks[0][0], frameworks[0][1]))
@@ -134,6 +134,9 @@ class Engine:
                  inputs: list[str], top: int) -> Diagnosis:
         if collector.dropped:
             stats.notes.append(f"{collector.dropped} further distinct warnings/metrics were not kept")
+        if collector.dropped_failures:
+            stats.notes.append(f"{collector.dropped_failures} distinct failures after the first {MAX_FAILURES} and before "
+                               f"the last {TAIL_FAILURES} were not kept (bounded memory)")
         threshold = self.calibration.threshold
         root = incidents[0] if incidents and incidents[0].root else None
         facts = list(sheet.lines.values())

@@ -3,7 +3,9 @@ failure printed by 512 ranks is one incident with 512 ranks and a few sample lin
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
+from collections import deque
 
 from .memo import Memo
 from .model import Incident, Line
@@ -11,6 +13,12 @@ from .textnorm import canon, template
 
 MAX_INCIDENTS = 5000  # distinct incidents kept; beyond this only failures are added
 MAX_FOLDED_LINES = 8  # sample lines kept from the other occurrences of a folded incident
+# distinct failures (tracebacks, errors, NCCL, signals) kept from the start of the log, and the
+# characters of their lines, whichever bites first; past that only the latest TAIL_FAILURES (and
+# TAIL_CHARS) are kept, for a log whose end holds its root: memory stays bounded whatever the input
+MAX_FAILURES, MAX_FAILURE_CHARS = 2000, 24 << 20
+TAIL_FAILURES, TAIL_CHARS = 200, 8 << 20
+DROPPABLE = ("warning", "metric", "launcher", "logged")  # kinds that are never a failure of their own
 
 
 def fingerprint(inc: Incident) -> tuple:
@@ -32,8 +40,12 @@ class Collector:
     def __init__(self):
         self._by_print: dict[tuple, Incident] = {}
         self._print_of_line = Memo()  # kind + text -> fingerprint, for one-line incidents
-        self.order: list[Incident] = []
-        self.dropped = 0
+        self.order: list[Incident] = []  # kept in arrival order, but for the failures past the budget
+        self._arrival: list[int] = []  # each kept incident's arrival number
+        self._tail: deque = deque()  # (arrival, fingerprint, incident, chars): the latest failures past it
+        self._failures = self._failure_chars = self._tail_chars = 0
+        self.dropped = 0  # warnings, metrics and notices past MAX_INCIDENTS
+        self.dropped_failures = 0  # failures between the first MAX_FAILURES and the latest TAIL_FAILURES
 
     def add(self, inc: Incident) -> Incident | None:
         """Keep or fold `inc`; return the incident it now lives in (None when dropped)."""
@@ -45,12 +57,38 @@ class Collector:
                     seen.ranks.append(r)
             self.again(seen, inc.first)
             return seen
-        if len(self.order) >= MAX_INCIDENTS and inc.kind in ("warning", "metric", "launcher", "logged"):
+        if len(self.order) >= MAX_INCIDENTS and inc.kind in DROPPABLE:
             self.dropped += 1
             return None
         self._by_print[key] = inc
+        arrival = len(self._arrival) + len(self._tail) + self.dropped_failures
+        if inc.kind not in DROPPABLE:
+            chars = sum(len(line.text) for line in inc.lines)
+            if self._failures >= MAX_FAILURES or self._failure_chars + chars > MAX_FAILURE_CHARS:
+                self._keep_latest(arrival, key, inc, chars)
+                return inc
+            self._failures += 1
+            self._failure_chars += chars
         self.order.append(inc)
+        self._arrival.append(arrival)
         return inc
+
+    def _keep_latest(self, arrival: int, key: tuple, inc: Incident, chars: int) -> None:
+        self._tail.append((arrival, key, inc, chars))
+        self._tail_chars += chars
+        while len(self._tail) > TAIL_FAILURES or (self._tail_chars > TAIL_CHARS and len(self._tail) > 1):
+            _, old_key, _, old_chars = self._tail.popleft()
+            del self._by_print[old_key]  # a later occurrence of it is a new incident
+            self._tail_chars -= old_chars
+            self.dropped_failures += 1
+
+    def incidents(self) -> list[Incident]:
+        """Every incident kept, in the order they arrived."""
+        if not self._tail:
+            return list(self.order)
+        head = zip(self._arrival, self.order)
+        tail = ((arrival, inc) for arrival, _, inc, _ in self._tail)
+        return [inc for _, inc in heapq.merge(head, tail, key=lambda pair: pair[0])]
 
     @staticmethod
     def again(seen: Incident, line: Line) -> None:

@@ -107,6 +107,12 @@ def chunks(source: Source, stats: ReadStats) -> Iterator[tuple[bytes, int, int |
             stats.notes.append(f"{source.label}: decoded from {encoding.upper()} (byte-order mark)")
             head = _read(stream, SNIFF, source)
         reason = binary_reason(head)
+        if reason and head[:1] == b"\x00":  # a log truncated in place (logrotate's copytruncate) or
+            head, skipped = _past_nuls(stream, head, source)  # a crashed writer's: NULs, then text
+            reason = binary_reason(head) if head else "nothing but NUL bytes"
+            if not reason:
+                stats.notes.append(f"{source.label}: starts with {skipped:,} NUL bytes (a log truncated in "
+                                   "place, or a writer that crashed); read from the text after them")
         if reason:
             raise InputError(f"{source.label}: not a text log ({reason})")
         if not head:
@@ -191,6 +197,17 @@ def _split(head: bytes, stream: BinaryIO, source: Source, stats: ReadStats) -> I
         block = _read(stream, CHUNK, source)
     if carry and not skipping:
         yield carry, len(carry)
+
+
+def _past_nuls(stream: BinaryIO, head: bytes, source: Source) -> tuple[bytes, int]:
+    """(the first SNIFF bytes after the run of NULs `head` starts with, its length), read on while the
+    run lasts, one SNIFF in memory: it holds no newline, so the lines keep their numbers."""
+    skipped = 0
+    while head and not head.strip(b"\x00"):
+        skipped += len(head)
+        head = _read(stream, SNIFF, source)
+    text = head.lstrip(b"\x00")
+    return text + (_read(stream, SNIFF - len(text), source) if text else b""), skipped + len(head) - len(text)
 
 
 def _read(stream: BinaryIO, size: int, source: Source) -> bytes:

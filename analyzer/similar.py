@@ -53,7 +53,7 @@ class Reader:
         collector = Collector()
         parser = RecordParser(collector.add, self.phrases)
         scan([Source(label, lambda: io.BytesIO(data))], parser, ReadStats(), None, self.trigger, collector, 1)
-        incidents = elect(collector.order)
+        incidents = elect(collector.incidents())
         return incidents[0] if incidents and incidents[0].root else None
 
 

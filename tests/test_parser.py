@@ -256,13 +256,29 @@ def test_every_member_of_a_concatenated_gzip_is_read(engine, tmp_path):
 
 @pytest.mark.parametrize("content,message", [
     (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 50, "not a text log"),
-    (b"\x00" * 5000, "mostly NUL"),
+    (b"\x00" * 5000, "nothing but NUL bytes"),
+    (b"\x00" * 5000 + b"\x01\x02" * 3000, "binary control bytes"),  # NULs, then no text either
 ])
 def test_binary_input_is_a_clear_error(run_vlkb, tmp_path, content, message):
     p = tmp_path / "model.bin"
     p.write_bytes(content)
     code, out, err = run_vlkb("diagnose", str(p))
     assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("nuls", [70_000, 300_000])
+def test_a_log_after_a_run_of_nuls_is_read_with_its_line_numbers(run_vlkb, tmp_path, nuls):
+    """logrotate's copytruncate (or a writer that crashed) leaves NULs where the log began: the text
+    after them is read, from a file and from a pipe, and the lines keep their numbers."""
+    p = tmp_path / "rotated.log"
+    p.write_bytes(b"\x00" * nuls + b"step 1\n" + ZERO.text.encode())
+    want = 1 + ZERO.match_line  # the line "step 1" came first
+    for args, stdin in (((str(p),), None), (("-",), p.read_bytes())):
+        code, out, _ = run_vlkb("diagnose", *args, "--format", "json", "--no-history", stdin=stdin)
+        d = json.loads(out)
+        assert code == 0 and d["matches"][0]["entry"] == "zero-grad-reduced-twice", (args, out[-400:])
+        assert any(f"starts with {nuls:,} NUL bytes" in n for n in d["notes"])
+        assert want in {line["line"] for line in d["matches"][0]["evidence"]}
 
 
 def test_missing_empty_and_unreadable(run_vlkb, tmp_path):
@@ -398,3 +414,51 @@ def test_a_lazy_import_wrapper_without_its_type_keeps_the_error_it_wraps(engine,
     d = engine.diagnose([str(log)])
     assert d.root.message.endswith("No module named 'accelerate'")
     assert d.named is not None and d.named.entry.id == "module-not-found"
+
+
+def _letters(n: int) -> str:
+    """n in letters ("b", "ba", ...): distinct messages that no number masking folds together."""
+    out = ""
+    while True:
+        n, r = divmod(n, 26)
+        out = chr(97 + r) + out
+        if not n:
+            return out
+
+
+def test_failures_past_the_budget_keep_the_first_and_the_latest_in_arrival_order(monkeypatch):
+    """Memory is bounded whatever the input (issue 15): past MAX_FAILURES distinct failures only the
+    latest TAIL_FAILURES are kept; warnings keep arriving in between, and order is arrival order."""
+    from vlkb.analyzer import fold
+    from vlkb.analyzer.model import Exc, Incident, Line
+
+    monkeypatch.setattr(fold, "MAX_FAILURES", 10)
+    monkeypatch.setattr(fold, "TAIL_FAILURES", 5)
+    c = fold.Collector()
+
+    def incident(kind, n):
+        line = Line("x.log", n, f"{'ValueError' if kind == 'error' else 'UserWarning'}: case {_letters(n)}")
+        return Incident(kind=kind, lines=[line], chain=[Exc("ValueError", f"case {_letters(n)}", line)] if kind == "error" else [])
+
+    for n in range(1, 101):
+        c.add(incident("warning" if n % 10 == 0 else "error", n))
+    kept = [(i.kind, i.first.lineno) for i in c.incidents()]
+    errors = [n for kind, n in kept if kind == "error"]
+    assert errors == [1, 2, 3, 4, 5, 6, 7, 8, 9, 11] + [95, 96, 97, 98, 99]
+    assert [n for kind, n in kept if kind == "warning"] == list(range(10, 101, 10))
+    assert [n for _, n in kept] == sorted(n for _, n in kept)  # arrival order, head and tail merged
+    assert c.dropped_failures == 90 - 15
+    assert c.add(incident("error", 12)) is not None and c.dropped_failures == 90 - 14  # an evicted one is new again
+
+
+def test_a_log_of_thousands_of_distinct_errors_says_what_it_did_not_keep(engine, tmp_path):
+    p = tmp_path / "storm.log"
+    p.write_text("".join(f"Traceback (most recent call last):\n  File \"x.py\", line {i}, in f\n"
+                         f"ValueError: bad value {_letters(i)}\n" for i in range(6000)))
+    d = engine.diagnose([str(p)])
+    from vlkb.analyzer.fold import MAX_FAILURES, TAIL_FAILURES
+
+    assert len([i for i in d.incidents if i.kind == "traceback"]) == MAX_FAILURES + TAIL_FAILURES
+    assert f"{6000 - MAX_FAILURES - TAIL_FAILURES} distinct failures after the first" in " ".join(d.stats.notes)
+    lines = {i.first.lineno for i in d.incidents}
+    assert 1 in lines and 3 * 5999 + 1 in lines  # the first failure and the last

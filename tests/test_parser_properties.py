@@ -101,7 +101,7 @@ def _incidents(engine, path, fast: bool):
              fold=collector if fast else None)
     except InputError as err:  # bytes that are no text log are refused the same way on both paths
         return str(err)
-    return [(i.kind, i.count, sorted(i.ranks), [(l.lineno, l.text) for l in i.lines]) for i in collector.order]
+    return [(i.kind, i.count, sorted(i.ranks), [(l.lineno, l.text) for l in i.lines]) for i in collector.incidents()]
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
