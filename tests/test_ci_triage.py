@@ -110,6 +110,16 @@ def test_step_summary_never_passes_one_megabyte(engine, tmp_path, monkeypatch):
     assert summary.stat().st_size <= github.MAX_SUMMARY_BYTES
 
 
+def test_a_summary_that_cannot_be_written_is_an_annotation_not_a_traceback(run_vlkb, tmp_path):
+    """A bad $GITHUB_STEP_SUMMARY (issue 15): the annotations and the verdict still reach the step log."""
+    code, out, err = run_vlkb("diagnose", str(CASES["known-zero2"]), "--format", "github", "--no-history",
+                              env={"GITHUB_STEP_SUMMARY": str(tmp_path / "no-such-dir" / "summary.md")})
+    assert code == 0 and "Traceback" not in err, err[-400:]
+    lines = out.splitlines()
+    assert lines[0].startswith("::error ") and "zero-grad-reduced-twice" in lines[0] and lines[-1] == "vlkb: known failure"
+    assert "::warning title=vlkb::the job summary was not written: No such file or directory" in lines
+
+
 @pytest.mark.parametrize("fail_on,codes", [
     ("known", {"known-zero2": 1, "unknown": 0, "clean-explained": 0}),
     ("unknown", {"known-zero2": 0, "unknown": 1, "clean-explained": 0}),

@@ -73,10 +73,13 @@ def _named(story: Story, named: Named) -> str:
 
 def render(d: Diagnosis, ctx: Context = PLAIN) -> str:
     """The annotations for stdout; the Markdown comment goes to the job summary when there is one."""
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    summary, lost = os.environ.get("GITHUB_STEP_SUMMARY"), []
     if summary:
-        append_summary(summary, markdown.render(d))
-    return "\n".join([*annotations(d), f"vlkb: {HEADLINES[d.verdict]}"])
+        try:
+            append_summary(summary, markdown.render(d))
+        except OSError as err:  # a path the runner did not make, a full disk: the annotations still go out
+            lost.append(command("warning", f"the job summary was not written: {err.strerror or err}", "vlkb"))
+    return "\n".join([*annotations(d), *lost, f"vlkb: {HEADLINES[d.verdict]}"])
 
 
 def append_summary(path: str, text: str) -> None:
