@@ -57,8 +57,9 @@ def _lint_dir(directory: Path) -> list[Problem]:
     for path in sorted(directory.rglob("*.yaml")):
         try:
             doc = read_yaml(path)
-        except EntryError as err:  # "not valid YAML (...)"
-            found.append(Problem(str(path), "", str(err), "fix the YAML syntax (quote text holding ': ')"))
+        except EntryError as err:  # "not valid YAML (...)", aliases, a file far larger than an entry
+            hint = "fix the YAML syntax (quote text holding ': ')" if "YAML" in str(err) else "write the entry as one page"
+            found.append(Problem(str(path), "", str(err), hint))
             continue
         found += [Problem(str(path), key, problem, hint) for key, problem, hint in problems(doc) + todos(doc)]
         if not isinstance(doc, dict) or not isinstance(doc.get("id"), str):

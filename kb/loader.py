@@ -41,8 +41,18 @@ def parse_yaml(text: str):
         raise EntryError(f"not valid YAML ({err})") from None
 
 
+def read_entry_bytes(path: Path) -> bytes:
+    """An entry file's bytes, refused one page past its size limit instead of read whole first (a
+    user's --kb is anyone's: a 200 MB file took 450 MB of memory to be refused)."""
+    with open(path, "rb") as f:
+        raw = f.read(4 * MAX_YAML_CHARS + 1)  # at most 4 bytes a character in UTF-8
+    if len(raw) > 4 * MAX_YAML_CHARS:
+        raise EntryError(f"larger than {MAX_YAML_CHARS >> 10} KiB: a KB entry is a page of text")
+    return raw
+
+
 def read_yaml(path: Path):
-    return parse_yaml(path.read_text(encoding="utf-8"))
+    return parse_yaml(read_entry_bytes(path).decode("utf-8"))
 
 
 def _rules(items: list[dict], flags: int = 0) -> list[Rule]:
@@ -60,7 +70,7 @@ def parsed_docs(directory: Path) -> dict[str, dict]:
     then reads unchanged entries from the index instead of parsing and validating YAML again."""
     out = {}
     for p in sorted(directory.rglob("*.yaml")):
-        raw = p.read_bytes()  # hashed and parsed from the same read
+        raw = read_entry_bytes(p)  # hashed and parsed from the same read
         doc = validate(parse_yaml(raw.decode("utf-8")), str(p))
         out[str(p.relative_to(directory))] = {"sha256": hashlib.sha256(raw).hexdigest(), "doc": doc,
                                               "schema": schema_hash()}
@@ -71,7 +81,10 @@ def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = Non
     """`compile_check=False` for the shipped KB, whose regexes the suite and `vlkb kb lint` compile;
     a user's entries are always checked whole when loaded. `parsed`: the file's YAML as `kb fit`
     stored it (`parsed_docs`), used when the file's bytes still hash the same."""
-    raw = path.read_bytes()
+    try:
+        raw = read_entry_bytes(path)
+    except EntryError as err:
+        raise EntryError(f"{path}: {err}") from None
     if parsed is not None and parsed.get("sha256") == hashlib.sha256(raw).hexdigest():
         doc = parsed["doc"]
         if parsed.get("schema") != schema_hash():  # stored before the schema changed: check it again

@@ -70,6 +70,18 @@ def test_a_yaml_bomb_or_a_huge_entry_is_refused_before_it_is_built(tmp_path):
     (tmp_path / "huge.yaml").write_text("id: x\nnote: " + "b" * (2 << 20))
     with pytest.raises(EntryError, match="larger than"):
         load_entry(tmp_path / "huge.yaml")
+    import tracemalloc
+
+    with open(tmp_path / "huger.yaml", "wb") as f:  # 200 MB (sparse): refused after one page past the limit
+        f.write(b"id: x\nnote: ")
+        f.truncate(200 << 20)
+    tracemalloc.start()
+    try:
+        with pytest.raises(EntryError, match="huger.yaml: larger than"):
+            load_entry(tmp_path / "huger.yaml")
+        assert tracemalloc.get_traced_memory()[1] < 16 << 20
+    finally:
+        tracemalloc.stop()
     good = dict(GOOD, symptom="a * in prose is not an alias")  # an asterisk alone is fine
     (tmp_path / "good.yaml").write_text(yaml.safe_dump(good))
     assert load_entry(tmp_path / "good.yaml").symptom == "a * in prose is not an alias"
