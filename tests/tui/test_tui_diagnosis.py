@@ -156,7 +156,12 @@ def test_incidents_tree_and_facts_jump_to_their_lines(logs):
         nodes = tree.root.children
         assert len(nodes) == len(d.incidents)
         assert nodes[0].is_expanded and not any(n.is_expanded for n in nodes[1:])
-        assert any("[cascade]" in str(n.label) for n in nodes) or any(i.ranks for i in d.incidents)
+        # each node says what its incident is (root, cascade or kind) and where, ranks included: this
+        # log's root is rank 2's traceback
+        assert str(nodes[0].label).startswith("[root] ") and str(nodes[0].label).endswith("known-ranks.log:14 rank 2")
+        for node, inc in zip(nodes[1:], d.incidents[1:]):
+            tag = "cascade" if inc.cascade else inc.kind
+            assert str(node.label).startswith(f"[{tag}] ") and str(node.label).endswith(inc.where[:200])
         leaf = nodes[0].children[2]
         tree.select_node(leaf)
         await settle(app, pilot)
