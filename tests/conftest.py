@@ -10,10 +10,10 @@ SAMPLES = ROOT / "data" / "samples"
 
 # Property tests draw the same examples on every run and in every order (derandomize: the seed is a
 # hash of the test), and keep no example database between runs: a suite that passed passes again.
-# HYPOTHESIS_PROFILE=explore draws new, more examples each run, for hunting; an example it finds that
-# fails is then written into the test as an @example.
+# HYPOTHESIS_PROFILE=explore draws new examples each run (each test keeps its own count), for hunting;
+# an example it finds that fails is then written into the test as an @example.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.register_profile("explore", max_examples=2000, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, database=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
