@@ -96,7 +96,7 @@ def _compare(actual, op: str, want) -> bool:
     return _OPS[op](actual, want)
 
 
-def verdicts(conditions: list[Condition], facts: dict[str, Fact]) -> tuple[list, list]:
+def settle(conditions: list[Condition], facts: dict[str, Fact]) -> tuple[list, list]:
     """(confirmed, contradicted) among `conditions`; the rest the log does not decide."""
     known = [(c, c.holds(facts)) for c in conditions]
     return [c for c, ok in known if ok is True], [c for c, ok in known if ok is False]

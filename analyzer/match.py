@@ -18,7 +18,7 @@ from rapidfuzz import fuzz
 
 from . import defining, tfidf
 from . import rx
-from .conditions import verdicts
+from .conditions import settle
 from .incidenttext import candidates, incident_document, incident_tokens
 from .lead import package_of
 from .model import Incident, Line
@@ -166,7 +166,7 @@ class Matcher:
                     if rule.weight > best.score:
                         best = Signal("context", rule.weight, rule.note or rule.regex.pattern, [line])
                     break
-        confirmed, contradicted = verdicts(entry.conditions, facts)
+        confirmed, contradicted = settle(entry.conditions, facts)
         if confirmed or contradicted:
             pro = max(best.score, max((c.weight for c in confirmed), default=0.0))
             against = max((c.weight for c in contradicted), default=0.0)

@@ -1,4 +1,4 @@
-"""`vlkb verify`'s output formats (verify/formats.py), on made-up verdicts: no repro runs here, so
+"""`vlkb verify`'s output formats (verify/formats.py), on made-up replays: no repro runs here, so
 these run without the verify extra."""
 import json
 from pathlib import Path
@@ -8,14 +8,14 @@ from click.testing import CliRunner
 from vlkb.cli import cli
 from vlkb.verify.catalog import Repro
 from vlkb.verify.formats import FORMATS, Context, render
-from vlkb.verify.runner import Run, Verdict
+from vlkb.verify.runner import Run, Replay
 
 CTX = Context("cpu", Path("/logs"))
 
 
-def _verdict(entry="loss-nan", before_exit=1, after_exit=0, mechanism_only="", diagnosable=True) -> Verdict:
+def _verdict(entry="loss-nan", before_exit=1, after_exit=0, mechanism_only="", diagnosable=True) -> Replay:
     repro = Repro("r", "m", "fails", "fixed", mechanism_only=mechanism_only, diagnosable=diagnosable)
-    return Verdict(entry, entry, repro, "cpu", Run("before", before_exit, 1.25, Path("/logs/b.log"), diagnosis=entry,
+    return Replay(entry, entry, repro, "cpu", Run("before", before_exit, 1.25, Path("/logs/b.log"), diagnosis=entry,
                                                      confidence=0.93),
                    Run("after", after_exit, 2.0, Path("/logs/a.log")))
 
@@ -43,7 +43,7 @@ def test_verify_offers_every_registered_format():
 
 
 def test_the_catalogue_goes_through_the_same_formats():
-    """`--list` is rendered by the chosen format like a run's verdicts: a line per entry, or JSON."""
+    """`--list` is rendered by the chosen format like a run's replays: a line per entry, or JSON."""
     rows = [("loss-nan", Repro("bf16-min", "m", "fails", "fixed", needs=("torch", "transformers"), world_size=2,
                                seconds=15, mechanism_only="the mechanism only"))]
     assert FORMATS["text"].listing(rows) == ("loss-nan                             bf16-min                                 "

@@ -1,5 +1,5 @@
 """`vlkb verify`'s output formats, by name, as a diagnosis's are in `vlkb.analyzer.report`: a format is
-one function that renders the verdicts once every entry has run, one that renders the catalogue
+one function that renders the replays once every entry has run, one that renders the catalogue
 (`--list`), and one line in FORMATS. A format may also write a line as each entry finishes, so a long
 `--all` shows its progress."""
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:  # `vlkb verify --help` imports this module; the runner only when entries run
     from .catalog import Repro
-    from .runner import Verdict
+    from .runner import Replay
 
     Listing = list[tuple[str, Repro]]  # (entry id, its repro), as `--list` shows them
 
 
 @dataclass(frozen=True)
 class Context:
-    """What a format may need beyond the verdicts."""
+    """What a format may need beyond the replays."""
 
     device: str  # where the repros ran ("cpu", "cuda")
     logs: Path  # where their logs are kept
@@ -26,12 +26,12 @@ class Context:
 
 @dataclass(frozen=True)
 class Format:
-    render: Callable[[list[Verdict], Context], str]  # written once all entries have run
+    render: Callable[[list[Replay], Context], str]  # written once all entries have run
     listing: Callable[[Listing], str]  # the entries that have a repro (`--list`)
-    each: Callable[[Verdict], str] | None = None  # written as each entry finishes
+    each: Callable[[Replay], str] | None = None  # written as each entry finishes
 
 
-def line(v: Verdict) -> str:
+def line(v: Replay) -> str:
     """One entry's outcome: reproduced (how its log was diagnosed), fixed, and a mechanism-only note."""
     mark = "ok  " if v.ok else "FAIL"
     b, a = v.before, v.after
@@ -42,12 +42,12 @@ def line(v: Verdict) -> str:
             + (f"\n     note: {v.repro.mechanism_only}" if v.repro.mechanism_only else ""))
 
 
-def summary(verdicts: list[Verdict], ctx: Context) -> str:
-    ok = sum(v.ok for v in verdicts)
-    return f"{ok}/{len(verdicts)} reproduced and fixed on {ctx.device}; logs in {ctx.logs}"
+def summary(replays: list[Replay], ctx: Context) -> str:
+    ok = sum(v.ok for v in replays)
+    return f"{ok}/{len(replays)} reproduced and fixed on {ctx.device}; logs in {ctx.logs}"
 
 
-def as_dict(v: Verdict) -> dict:
+def as_dict(v: Replay) -> dict:
     """One entry's outcome in the JSON report (the TUI's verify panel reads it)."""
     run = lambda r: {"exit_code": r.exit_code, "timed_out": r.exit_code is None, "seconds": r.seconds,  # noqa: E731
                      "log": str(r.log), "diagnosis": r.diagnosis, "confidence": r.confidence, "env": r.env}
@@ -56,8 +56,8 @@ def as_dict(v: Verdict) -> dict:
             "mechanism_only": v.repro.mechanism_only or None, "before": run(v.before), "after": run(v.after)}
 
 
-def as_json(verdicts: list[Verdict], ctx: Context) -> str:
-    return json.dumps([as_dict(v) for v in verdicts], indent=2)
+def as_json(replays: list[Replay], ctx: Context) -> str:
+    return json.dumps([as_dict(v) for v in replays], indent=2)
 
 
 def catalogue(rows: Listing) -> str:
@@ -76,6 +76,6 @@ def catalogue_json(rows: Listing) -> str:
 FORMATS = {"text": Format(summary, catalogue, each=line), "json": Format(as_json, catalogue_json)}
 
 
-def render(fmt: str, verdicts: list[Verdict], ctx: Context) -> str:
-    """The verdicts in format `fmt` (a FORMATS name), once every entry has run."""
-    return FORMATS[fmt].render(verdicts, ctx)
+def render(fmt: str, replays: list[Replay], ctx: Context) -> str:
+    """The replays in format `fmt` (a FORMATS name), once every entry has run."""
+    return FORMATS[fmt].render(replays, ctx)

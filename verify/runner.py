@@ -35,7 +35,10 @@ class Run:
 
 
 @dataclass
-class Verdict:
+class Replay:
+    """One entry's replay: its repro run before and after the fix, and what that showed (a diagnosis's
+    verdict is another thing: Diagnosis.verdict)."""
+
     entry: str
     family: str
     repro: Repro
@@ -122,7 +125,7 @@ def _env(log: Path) -> dict:
 
 
 def verify(entry, engine, device: str, timeout: float, outdir: Path,
-           on_line: Callable[[str], None] | None = None) -> Verdict:
+           on_line: Callable[[str], None] | None = None) -> Replay:
     """Both sides of an entry's repro, each diagnosed. `on_line` receives their output live, each line
     prefixed by its side (`[before] ...`), and a line when each side starts and ends."""
     repro = REPROS[entry.verify["repro"]]
@@ -139,4 +142,4 @@ def verify(entry, engine, device: str, timeout: float, outdir: Path,
             named = f"vlkb names {run.diagnosis} ({run.confidence:.2f})" if run.diagnosis else "vlkb names no entry"
             on_line(f"== {entry.id}: {mode} {run.ended} in {run.seconds:.1f} s; {named}")
         runs.append(run)
-    return Verdict(entry.id, entry.family, repro, device, *runs)
+    return Replay(entry.id, entry.family, repro, device, *runs)

@@ -67,20 +67,20 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, 
 
     engine, dev = load_engine(extra_kb), resolve_device(device)
     outdir = Path(logs) if logs else home() / "verify"
-    verdicts = []
+    replays = []
     each = FORMATS[fmt].each
     on_line = _to_stderr if stream else None
     previous = signal.signal(signal.SIGTERM, _stop)  # a TUI cancelling us: unwind, so the repro is killed
     try:
         for e in chosen:
             v = run_verify(e, engine, dev, timeout, outdir, on_line)
-            verdicts.append(v)
+            replays.append(v)
             if each is not None:
                 emit(each(v))
     finally:
         signal.signal(signal.SIGTERM, previous)
-    emit(FORMATS[fmt].render(verdicts, Context(dev, outdir)))
-    sys.exit(0 if all(v.ok for v in verdicts) else 1)
+    emit(FORMATS[fmt].render(replays, Context(dev, outdir)))
+    sys.exit(0 if all(v.ok for v in replays) else 1)
 
 
 def _stop(signum, frame) -> None:
