@@ -3,7 +3,6 @@ failure printed by 512 ranks is one incident with 512 ranks and a few sample lin
 from __future__ import annotations
 
 import hashlib
-import heapq
 import re
 from collections import deque
 
@@ -41,8 +40,8 @@ class Collector:
         self._by_print: dict[tuple, Incident] = {}
         self._print_of_line = Memo()  # kind + text -> fingerprint, for one-line incidents
         self.order: list[Incident] = []  # kept in arrival order, but for the failures past the budget
-        self._arrival: list[int] = []  # each kept incident's arrival number
-        self._tail: deque = deque()  # (arrival, fingerprint, incident, chars): the latest failures past it
+        # the latest failures past it: (fingerprint, incident, chars, how many of `order` came before it)
+        self._tail: deque = deque()
         self._failures = self._failure_chars = self._tail_chars = 0
         self.dropped = 0  # warnings, metrics and notices past MAX_INCIDENTS
         self.dropped_failures = 0  # failures between the first MAX_FAILURES and the latest TAIL_FAILURES
@@ -61,34 +60,34 @@ class Collector:
             self.dropped += 1
             return None
         self._by_print[key] = inc
-        arrival = len(self._arrival) + len(self._tail) + self.dropped_failures
         if inc.kind not in DROPPABLE:
             chars = sum(len(line.text) for line in inc.lines)
             if self._failures >= MAX_FAILURES or self._failure_chars + chars > MAX_FAILURE_CHARS:
-                self._keep_latest(arrival, key, inc, chars)
+                self._keep_latest(key, inc, chars)
                 return inc
             self._failures += 1
             self._failure_chars += chars
         self.order.append(inc)
-        self._arrival.append(arrival)
         return inc
 
-    def _keep_latest(self, arrival: int, key: tuple, inc: Incident, chars: int) -> None:
-        self._tail.append((arrival, key, inc, chars))
+    def _keep_latest(self, key: tuple, inc: Incident, chars: int) -> None:
+        self._tail.append((key, inc, chars, len(self.order)))
         self._tail_chars += chars
         while len(self._tail) > TAIL_FAILURES or (self._tail_chars > TAIL_CHARS and len(self._tail) > 1):
-            _, old_key, _, old_chars = self._tail.popleft()
+            old_key, _, old_chars, _ = self._tail.popleft()
             del self._by_print[old_key]  # a later occurrence of it is a new incident
             self._tail_chars -= old_chars
             self.dropped_failures += 1
 
     def incidents(self) -> list[Incident]:
-        """Every incident kept, in the order they arrived."""
-        if not self._tail:
-            return list(self.order)
-        head = zip(self._arrival, self.order)
-        tail = ((arrival, inc) for arrival, _, inc, _ in self._tail)
-        return [inc for _, inc in heapq.merge(head, tail, key=lambda pair: pair[0])]
+        """Every incident kept, in the order they arrived: each failure past the budget goes after the
+        incidents of `order` that came before it."""
+        out, at = [], 0
+        for _, inc, _, before in self._tail:
+            out += self.order[at:before]
+            out.append(inc)
+            at = before
+        return out + self.order[at:]
 
     @staticmethod
     def again(seen: Incident, line: Line) -> None:
