@@ -177,7 +177,7 @@ class DiagnosisScreen(Screen):
         value = event.value.strip()
         self.action_close_prompt()
         if self._mode == "save":
-            self._save(value.lower() or "markdown")
+            self._save(value.lower())
         elif not value or self.log_view is None:
             return
         elif self._mode == "search":
@@ -196,7 +196,7 @@ class DiagnosisScreen(Screen):
         except (ValueError, OSError) as err:  # a word typed wrong, a directory that cannot be written
             self.notify(f"Not saved: {err}", severity="warning", markup=False)
         else:
-            self.notify(f"Saved the {fmt} report to {path.resolve()}", markup=False)
+            self.notify(f"Saved the {fmt or report_file.DEFAULT} report to {path.resolve()}", markup=False)
 
     # ---- actions on the entry -----------------------------------------------------------------
     def pointed_entry(self):

@@ -8,6 +8,7 @@ from pathlib import Path
 from vlkb.analyzer.report import FORMATS, Context, render
 
 NAME = "vlkb-report"
+DEFAULT = "markdown"  # what Enter alone saves: the comment a user pastes into an issue
 
 
 def choices() -> dict[str, str]:
@@ -16,12 +17,13 @@ def choices() -> dict[str, str]:
 
 
 def prompt() -> str:
-    return f"save the report as: {', '.join(choices())} (Enter: markdown)"
+    return f"save the report as: {', '.join(choices())} (Enter: {DEFAULT})"
 
 
 def save(diagnosis, entries, fmt: str, directory: Path = Path(".")) -> Path:
-    """Write `diagnosis` in `fmt` to `directory`/vlkb-report<suffix>; ValueError for a format that makes
-    no file, OSError when it cannot be written."""
+    """Write `diagnosis` in `fmt` (DEFAULT when empty) to `directory`/vlkb-report<suffix>; ValueError for a
+    format that makes no file, OSError when it cannot be written."""
+    fmt = fmt or DEFAULT
     suffix = choices().get(fmt)
     if suffix is None:
         raise ValueError(f"not a report format to save: {fmt!r} (one of {', '.join(choices())})")
