@@ -11,6 +11,10 @@ number), and the engine checks every instruction list it is given. Whatever goes
 copy of another build, an interpreter whose `re` is laid out differently), `compile` is `re.compile`.
 Nothing is written unless a command asks for it (`keep_at_exit`): importing the core as a library
 never writes into the user's home.
+
+With VLKB_COUNT_WORK set when the core is imported, every pattern counts the characters it is handed
+(`work`): the measure of linear cost the suite asserts (tests/test_work_budget.py) and the hostile
+benchmark prints. A count, not a clock: the same input gives the same number on any machine.
 """
 from __future__ import annotations
 
@@ -58,6 +62,11 @@ _keeping: set = set()  # folders a copy is written to at exit
 
 def compile(pattern: str | bytes, flags: int = 0) -> re.Pattern:
     """re.compile(pattern, flags), from the kept instruction list when there is one."""
+    compiled = _compile(pattern, flags)
+    return _Counted(compiled) if _COUNTING else compiled
+
+
+def _compile(pattern: str | bytes, flags: int) -> re.Pattern:
     key = (pattern, int(flags))
     args = _kept.get(key)
     if args is not None:
@@ -69,6 +78,55 @@ def compile(pattern: str | bytes, flags: int = 0) -> re.Pattern:
             _kept.pop(key, None)  # (a TUI worker thread may have met it first)
     _missed.add(key)
     return re.compile(pattern, flags)
+
+
+_COUNTING = bool(os.environ.get("VLKB_COUNT_WORK"))
+_work = [0]
+
+
+def work() -> int:
+    """Characters handed to the core's patterns in this process (0 unless VLKB_COUNT_WORK was set)."""
+    return _work[0]
+
+
+class _Counted:
+    """A compiled pattern that adds the length of every string it is given to `work()`."""
+    __slots__ = ("_p",)
+
+    def __init__(self, p: re.Pattern):
+        self._p = p
+
+    def __getattr__(self, name):  # pattern, flags, groups, groupindex
+        if name == "_p":  # not set yet (a copy being built): no recursion
+            raise AttributeError(name)
+        return getattr(self._p, name)
+
+    def __reduce__(self):
+        return _Counted, (self._p,)
+
+    def _scan(self, method: str, string, pos: int = 0, endpos: int = sys.maxsize):
+        """The part of `string` the pattern is given: pos to endpos, as re clamps them."""
+        n = len(string)
+        _work[0] += max(0, min(endpos, n) - min(max(pos, 0), n))
+        return getattr(self._p, method)(string, pos, endpos)
+
+    def search(self, *a, **k): return self._scan("search", *a, **k)  # noqa: E704
+    def match(self, *a, **k): return self._scan("match", *a, **k)  # noqa: E704
+    def fullmatch(self, *a, **k): return self._scan("fullmatch", *a, **k)  # noqa: E704
+    def finditer(self, *a, **k): return self._scan("finditer", *a, **k)  # noqa: E704
+    def findall(self, *a, **k): return self._scan("findall", *a, **k)  # noqa: E704
+
+    def split(self, string, maxsplit: int = 0):
+        _work[0] += len(string)
+        return self._p.split(string, maxsplit)
+
+    def sub(self, repl, string, *a, **k):
+        _work[0] += len(string)
+        return self._p.sub(repl, string, *a, **k)
+
+    def subn(self, repl, string, *a, **k):
+        _work[0] += len(string)
+        return self._p.subn(repl, string, *a, **k)
 
 
 def assembled(pattern: str | bytes, flags: int) -> tuple:

@@ -86,9 +86,9 @@ class Trigger:
         `regex` (the literal engines need a literal core in every alternative). `cache_dir`: where
         hyperscan's compiled database may be kept between runs (hyperscan_database)."""
         self._cache_dir = cache_dir
-        if isinstance(regex, re.Pattern):
+        if not isinstance(regex, (bytes, str)):  # compiled (a Pattern, or rx's counting wrapper of one)
             self.__dict__["regex"] = regex  # the cached_property's slot
-        self.pattern = regex.pattern if isinstance(regex, re.Pattern) else regex
+        self.pattern = regex if isinstance(regex, (bytes, str)) else regex.pattern
         self._confirmed = Memo()  # repeated lines (warnings on every rank) are confirmed once
         alternatives = self.pattern.split(b"|")
         engine = engine or available_engines()[0]
