@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -33,13 +32,18 @@ GREP_WORDS = "Traceback|Error|Exception|nan|NCCL|Killed|SIGTERM|OVERFLOW|out of 
 
 
 def timed(cmd: list[str]) -> tuple[float, int, str]:
-    """(seconds, peak RSS of the child in MiB, stdout)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """(seconds, peak RSS in MiB of this command's largest process, stdout). wait4 gives the usage of
+    this child alone, with the children it reaped (getrusage(RUSAGE_CHILDREN) would give the largest
+    of every command run so far). Linux starts a child's peak at this process's own peak (exec keeps
+    it), so a benchmark keeps its own memory small: bench_hostile writes its inputs from another process."""
     t = time.perf_counter()
-    cp = subprocess.run(cmd, capture_output=True, text=True)
-    elapsed = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(after, before) // 1024, cp.stdout
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - t
+        proc.returncode = 0  # reaped here; Popen must not wait for it again
+        out.seek(0)
+        return elapsed, usage.ru_maxrss // 1024, out.read().decode("utf-8", "replace")
 
 
 def log_options(runs: int) -> argparse.ArgumentParser:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Benchmark `vlkb diagnose` on issue 15's hostile lines (benchmarks/mixes.hostile_lines): each shape
-at growing sizes after a traceback header, its median wall time and peak RSS, and how the time grows
-from the smallest size to the largest (linear: about the size ratio; a backtracking regex: its square).
+"""Benchmark `vlkb diagnose` on issue 15's hostile lines (benchmarks/mixes.hostile_lines, each after a
+traceback header) and hostile log shapes (mixes.hostile_structures): each at growing sizes, its median
+wall time and peak RSS, and how the time grows from the smallest size to the largest (linear: about the size ratio; a backtracking regex: its square).
 
   python benchmarks/bench_hostile.py [--sizes-mb 1,4,16] [--runs 3]
 
@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 from bench_diagnose import timed  # noqa: E402
-from mixes import hostile_lines  # noqa: E402
+from mixes import hostile_lines, hostile_structures  # noqa: E402
 
 
 def main() -> None:
@@ -28,16 +30,19 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes_mb.split(",")]
     vlkb = [sys.executable, "-m", "vlkb", "diagnose"]
     rows = {}
+    names = [*hostile_lines(0), *hostile_structures(0)]
     with tempfile.TemporaryDirectory() as tmp:
         for mb in sizes:
-            for name, line in hostile_lines(mb << 20).items():
+            for name in names:
                 path = Path(tmp) / f"{name}.log"
-                path.write_text("Traceback (most recent call last):\n" + line + "\nstep 2\n", encoding="utf-8")
+                # written by another process: a child's peak RSS (wait4) counts this process's peak
+                subprocess.run([sys.executable, str(HERE / "mixes.py"), "hostile", name, str(mb << 20), str(path)],
+                               check=True)
                 runs = [timed(vlkb + [str(path)]) for _ in range(args.runs)]
                 rows.setdefault(name, []).append((statistics.median(r[0] for r in runs), max(r[1] for r in runs)))
                 path.unlink()
     head = " | ".join(f"{mb} MiB" for mb in sizes)
-    print(f"| line | {head} | growth {sizes[0]} -> {sizes[-1]} MiB (size x{sizes[-1] // sizes[0]}) | peak RSS |")
+    print(f"| shape | {head} | growth {sizes[0]} -> {sizes[-1]} MiB (size x{sizes[-1] // sizes[0]}) | peak RSS |")
     print("|---|" + "---|" * len(sizes) + "---|---|")
     for name, cells in rows.items():
         times = " | ".join(f"{t:.2f} s" for t, _ in cells)

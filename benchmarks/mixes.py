@@ -190,3 +190,33 @@ def hostile_lines(n: int) -> dict[str, str]:
         "host-like-word": "node" + "-1" * (n // 2) + "x",
         "indent-then-word": " " * n + "torch",
     }
+
+
+def hostile_structures(n: int) -> dict[str, str]:
+    """Issue 15's hostile log shapes, each about `n` characters: many small things where one big line
+    was the attack above (a deep traceback, distinct error lines from many ranks, a traceback of fat
+    source lines); each once grew memory with the input."""
+    frames = "".join(f'  File "/w/pkg/m{i}.py", line {i}, in f{i}\n    f{i + 1}(x)\n' for i in range(n // 60))
+    body = "".join(f"    {'y' * (n // 30)}\n" for _ in range(30))
+    return {
+        "deep-traceback": f"Traceback (most recent call last):\n{frames}RecursionError: deep\n",
+        "distinct-errors": "".join(f"[rank{i % 64}]: RuntimeError: value {i} at {i * 7:x} is wrong\n"
+                                   for i in range(n // 50)),
+        "fat-traceback": f'Traceback (most recent call last):\n  File "t.py", line 1, in <module>\n{body}ValueError: x\n',
+    }
+
+
+def write_hostile(path: Path, name: str, n: int) -> None:
+    """One hostile shape of about `n` characters into `path` (a line after a traceback header, or a
+    structure)."""
+    lines = hostile_lines(n) if name in hostile_lines(0) else {}
+    text = ("Traceback (most recent call last):\n" + lines[name] + "\nstep 2\n") if lines else hostile_structures(n)[name]
+    path.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":  # `python mixes.py hostile NAME N PATH`: bench_hostile writes each file from a
+    # process of its own, so that the benchmark's own peak (wait4 counts it in every child) stays small
+    import sys
+
+    if sys.argv[1:2] == ["hostile"]:
+        write_hostile(Path(sys.argv[4]), sys.argv[2], int(sys.argv[3]))

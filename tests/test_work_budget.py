@@ -32,26 +32,10 @@ print(json.dumps(out))
 """
 
 
-def _frames(n: int) -> str:
-    return "Traceback (most recent call last):\n" + "".join(
-        f'  File "/w/pkg/m{i}.py", line {i}, in f{i}\n    f{i + 1}(x)\n' for i in range(n)) + "RecursionError: deep\n"
-
-
-def _distinct_errors(n: int) -> str:
-    return "".join(f"[rank{i % 64}]: RuntimeError: value {i} at {i * 7:x} is wrong\n" for i in range(n))
-
-
-def _fat_traceback(n: int) -> str:
-    body = "".join(f"    {'y' * (n // 30)}\n" for _ in range(30))
-    return f'Traceback (most recent call last):\n  File "t.py", line 1, in <module>\n{body}ValueError: x\n'
-
-
 SHAPES = {
     **{f"line:{name}": (lambda n, name=name: "Traceback (most recent call last):\n"
                         + mixes.hostile_lines(n)[name] + "\nstep 2\n") for name in mixes.hostile_lines(8)},
-    "frames": lambda n: _frames(n // 60),
-    "distinct-errors": lambda n: _distinct_errors(n // 50),
-    "fat-traceback": _fat_traceback,
+    **{name: (lambda n, name=name: mixes.hostile_structures(n)[name]) for name in mixes.hostile_structures(60)},
 }
 MIXES = ["quiet", "noisy", "error-dense", "long-lines"]
 
@@ -91,7 +75,7 @@ def test_the_count_is_off_unless_asked(engine, tmp_path):
     from vlkb.analyzer import rx
 
     log = tmp_path / "t.log"
-    log.write_text(_distinct_errors(100))
+    log.write_text(mixes.hostile_structures(5000)["distinct-errors"])
     before = rx.work()
     engine.diagnose([str(log)])
     assert rx.work() == before == 0 and "VLKB_COUNT_WORK" not in os.environ
