@@ -44,6 +44,37 @@ def pytest_configure(config):
 
 
 @pytest.fixture(scope="session")
+def _derived_home(tmp_path_factory):
+    """A home holding only what vlkb derives from the KB and the shipped records (the KB search
+    database, the reports index, the compiled-regex and trigger caches), built once per session."""
+    import subprocess
+
+    seed = tmp_path_factory.mktemp("derived-home")
+    env = {**os.environ, "VLKB_HOME": str(seed)}
+    for args in (["diagnose", "--no-history", str(SAMPLES / "ms-swift-minicpmv-dpo-zero2.log")],
+                 ["kb", "search", "image tokens"], ["reports", "build"]):
+        subprocess.run([sys.executable, "-m", "vlkb", *args], env=env, capture_output=True, timeout=300)
+    return seed
+
+
+@pytest.fixture(autouse=True)
+def _own_home(tmp_path_factory, monkeypatch, _derived_home):
+    """Every test has a VLKB_HOME of its own (history, verify logs, your reports: nothing another test
+    left), with the derived stores linked in from _derived_home: each is replaced by renaming a new
+    file into place, never written where it lies, so a test that rebuilds one changes only its own."""
+    home = tmp_path_factory.mktemp("home")
+    for path in _derived_home.rglob("*"):
+        if path.is_file() and path.name != "history.db":
+            (home / path.relative_to(_derived_home)).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(path, home / path.relative_to(_derived_home))
+            except OSError:  # another file system: the test builds what it needs
+                pass
+    monkeypatch.setenv("VLKB_HOME", str(home))
+    return home
+
+
+@pytest.fixture(scope="session")
 def engine():
     from vlkb.kb import load_engine
 
