@@ -77,7 +77,15 @@ def detect(incidents: list[Incident], run: dict) -> list[tuple[str, Line]]:
 
 
 # a top-level bullet's label: "- LLaMA-Factory (YAML): ...", "- **ms-swift**: ...", "* HF Trainer / TRL: ..."
-_BULLET = rx.compile(r"^[-*] +(?:\*\*)?(?P<label>[^:*\n]{1,80}?)(?:\*\*)?:")
+# a bullet's label: its bold part (which may hold a colon: "**plain PyTorch (`env://`)**:"), or the
+# text before its first colon
+_BULLET = rx.compile(r"^[-*] +(?:\*\*(?P<label>[^*\n]{1,120}?)\*\*:|(?:\*\*)?(?P<plain>[^:*\n]{1,80}?)(?:\*\*)?:)")
+
+
+def _label(m: re.Match) -> str:
+    """The label, without a code span the colon cut open ("unsloth `Error: More than 1 GPUs ...`")."""
+    label = m.group("label") or m.group("plain")
+    return label[:label.index("`")].rstrip() if label.count("`") % 2 else label
 
 
 @dataclass
@@ -120,10 +128,10 @@ def split_fix(fix: str, frameworks: list[str]) -> SplitFix:
         label = _BULLET.match(text)
         if _names(text, fw):
             mine.append(text)
-        elif label and (any(_about(label.group("label"), f) for f in FRAMEWORKS)
-                        or re.match(r"plain PyTorch\b", label.group("label"), re.I)):
+        elif label and (any(_about(_label(label), f) for f in FRAMEWORKS)
+                        or re.match(r"plain PyTorch\b", _label(label), re.I)):
             others.append(text)
-            names.append(label.group("label").strip())
+            names.append(_label(label).strip())
         else:
             generic.append(text)
     flush()
@@ -142,7 +150,7 @@ def _about(label: str, fw: Framework) -> bool:
 
 def _names(bullet: str, fw: Framework) -> bool:
     m = _BULLET.match(bullet)
-    return bool(m and _about(m.group("label"), fw))
+    return bool(m and _about(_label(m), fw))
 
 
 def _blocks(fix: str) -> list[tuple[str, str]]:
