@@ -28,14 +28,15 @@ def _section(title: str, body: str) -> list:
 
 
 def _named(n: Named) -> list:
-    out = [Text.assemble(("Root cause: ", "bold"), (n.title, "bold green")),
-           Text(f"{n.id}  {n.how_sure}  signals: {n.signals}", style="dim"), Text()]
-    out += _section("Why", n.why) + _section("Fix", n.fix.text)
-    if n.fix.others:  # the log says which framework ran: the other frameworks' lines come after, dimmed
-        out += [Text("Other frameworks", style="dim underline"), Text("".join(n.fix.others).strip(), style="dim"), Text()]
+    """What to do comes first, so that a pane of 12 rows (an 80x24 terminal) shows it: the advice drawn
+    from this log, then the fix (the run's framework first); why, and how the match was scored, after."""
+    out = [Text.assemble(("Root cause: ", "bold"), (n.title, "bold green")), Text()]
     if n.fix.advice:
         out += [Text("For this run", style="bold underline"), *(Text("- " + a.strip()) for a in n.fix.advice), Text()]
-    return out
+    out += _section("Fix", n.fix.text)
+    if n.fix.others:  # the log says which framework ran: the other frameworks' lines come after, dimmed
+        out += [Text("Other frameworks", style="dim underline"), Text("".join(n.fix.others).strip(), style="dim"), Text()]
+    return out + _section("Why", n.why) + [Text(f"{n.id}  {n.how_sure}  signals: {n.signals}", style="dim"), Text()]
 
 
 def _unknown(story: Story, keys: dict[str, str]) -> list:

@@ -45,6 +45,8 @@ class DiagnosisScreen(Screen):
         Binding("o", "open_entry", "Open in KB", show=False),
         Binding("a", "new_entry", "New KB entry", show=False),
         Binding("escape", "close_prompt", "Close prompt", show=False),
+        *(Binding(str(i), f"tab('{tab}-tab')", f"{tab.title()} tab", show=False)
+          for i, tab in enumerate(["cause", "matches", "incidents", "run", "similar"], 1)),
     ]
 
     def __init__(self, inputs: list[str], sources: dict[str, str], notes: list[str] = (), **kw):
@@ -72,9 +74,15 @@ class DiagnosisScreen(Screen):
         yield Input(id="prompt")
         yield Footer()
 
+    SHORT = 32  # rows under which the cause pane takes most of the screen (vlkb.tcss: .-short)
+
     def on_mount(self) -> None:
         self.query_one("#prompt").display = False
+        self.set_class(self.app.size.height < self.SHORT, "-short")
         self._diagnose()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.height < self.SHORT, "-short")
 
     @work(thread=True, exclusive=True)
     def _diagnose(self) -> None:
@@ -152,6 +160,9 @@ class DiagnosisScreen(Screen):
     def action_log(self, action: str, *args) -> None:
         if self.log_view is not None:
             getattr(self.log_view, f"action_{action}")(*args)
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one("#tabs", TabbedContent).active = tab
 
     def action_focus_log(self) -> None:
         if self.log_view is not None:

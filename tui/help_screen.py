@@ -44,5 +44,6 @@ class HelpScreen(ModalScreen):
                 keys = " / ".join(self.app.get_key_display(b) for b in same)
                 table.add_row(Text(keys), Text(same[0].description))
         table.add_row("", "")
-        table.add_row(Text("Tab", style="bold"), Text("move between the panes; Enter opens a row or a line"))
+        table.add_row(Text("Tab", style="bold"), Text("move between the panes; Enter opens a row or a line; "
+                                                      "on the tab bar, left / right switch tabs"))
         return table

@@ -70,7 +70,7 @@ class KBScreen(Screen):
             kept = sorted((e for e in kept if e.id in rank), key=lambda e: rank[e.id])
         options = self.query_one("#entries", OptionList)
         options.clear_options()
-        options.add_options([Option(Text(e.id), id=e.id) for e in kept])
+        options.add_options([Option(Text(e.id, no_wrap=True, overflow="ellipsis"), id=e.id) for e in kept])
         self.query_one("#kb-count", Static).update(Text(f"{len(kept)} of {len(self.entries)} entries", style="dim"))
         ids = [e.id for e in kept]
         if ids:

@@ -45,6 +45,18 @@ def test_lands_on_the_root_line_with_the_verdict(logs):
     run([logs["known-ranks"]], test, size=(80, 24))
 
 
+def test_at_80x24_the_fix_is_on_screen_without_a_key_and_digits_switch_tabs(logs):
+    async def test(app, screen, log, pilot):
+        text = screen_text(app)
+        assert "Root cause:" in text and "\n Fix" in text
+        assert "- LLaMA-Factory (YAML): keep `gradient_checkpointing` on" in text  # the run's own first step
+        tabs = screen.query_one("#tabs")
+        for key, tab in [("2", "matches-tab"), ("4", "run-tab"), ("1", "cause-tab")]:
+            await pilot.press(key)
+            assert tabs.active == tab
+    run([logs["known-ranks"]], test, size=(80, 24))
+
+
 def test_next_and_previous_evidence(logs):
     async def test(app, screen, log, pilot):
         marks = log.evidence

@@ -51,7 +51,7 @@ def test_verify_streams_then_ends_with_the_verdict(logs, fake_verify):
         assert screen.result.exit_code == 0 and screen.result.verdicts[0]["ok"]
         table = screen.query_one(DataTable)
         assert table.display and table.row_count == 1
-        assert table.get_row_at(0)[:4] == ["zero-grad-reduced-twice", "yes", "zero-grad-reduced-twice 1.00", "yes"]
+        assert table.get_row_at(0) == ["zero-grad-reduced-twice", "yes", "itself 1.00", "yes", "1 / 0"]
         text = screen_text(app)
         assert "REPRODUCED AND FIXED" in text and "after exit 0" in text
         await pilot.press("escape")
