@@ -16,6 +16,21 @@ def test_readme_sample_command_uses_a_shipped_sample():
     assert (ROOT / sample).is_file()
 
 
+def test_the_readme_example_is_the_samples_real_report(run_vlkb):
+    """The README opens on `vlkb diagnose` of the bundled sample: every line it shows is a line of the
+    real report, in the same order ("..." stands for lines left out)."""
+    readme = (ROOT / "README.md").read_text()
+    command = "$ vlkb diagnose data/samples/ms-swift-minicpmv-dpo-zero2.log\n"
+    shown = readme[readme.index(command) + len(command):].split("```", 1)[0].splitlines()
+    code, out, _ = run_vlkb("diagnose", "--no-history", "data/samples/ms-swift-minicpmv-dpo-zero2.log")
+    real = [line.rstrip() for line in out.splitlines()]
+    at = 0
+    for line in (l.rstrip() for l in shown if l.strip() != "..."):
+        assert line in real[at:], f"README line not in the report (or out of order): {line!r}"
+        at = real.index(line, at) + 1
+    assert code == 0 and len([l for l in shown if l.strip()]) >= 20
+
+
 def _commands(group, prefix=()):
     import click
 
