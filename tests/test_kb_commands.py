@@ -130,3 +130,13 @@ def test_generated_docs_are_current():
     table = report.markdown_table(outcomes, sorted({e.family for e in entries}))
     readme = (ROOT / "README.md").read_text()
     assert f"{report.README_START}\n{table}\n{report.README_END}" in readme, "run `vlkb kb fit`"
+
+
+@pytest.mark.parametrize("args", [("kb", "search", "nan"), ("kb", "build"), ("reports", "build")])
+def test_a_home_that_cannot_be_written_is_one_line_and_exit_2(run_vlkb, tmp_path, args):
+    """Issue 15: a home vlkb cannot create (here under a file, which stops root too) is an error line
+    that names VLKB_HOME, never a traceback."""
+    (tmp_path / "file").write_text("")
+    code, out, err = run_vlkb(*args, env={"VLKB_HOME": str(tmp_path / "file" / "home")})
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith("vlkb: error: Not a directory") and "VLKB_HOME is" in err and len(err.splitlines()) == 1

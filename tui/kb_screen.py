@@ -15,6 +15,7 @@ from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from vlkb.kb.docs import select
+from vlkb.home import refused
 from vlkb.kb.search import ensure, search
 
 from .entry_view import EntryView
@@ -82,7 +83,12 @@ class KBScreen(Screen):
 
     @work(thread=True, exclusive=True, group="search")
     def _search(self, query: str) -> None:
-        ids = [row["id"] for row in search(query, limit=len(self.entries), db_path=self._database())] if query.strip() else None
+        try:
+            ids = [row["id"] for row in search(query, limit=len(self.entries), db_path=self._database())] if query.strip() else None
+        except OSError as err:  # a home the search database cannot be written to: say so, keep the list whole
+            self.app.call_from_thread(self.notify, f"KB search unavailable: {refused(err)}", severity="error",
+                                      markup=False)
+            return
         if not get_current_worker().is_cancelled:  # a later keystroke started a newer search
             self.app.call_from_thread(self._searched, query, ids)
 

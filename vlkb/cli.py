@@ -129,7 +129,12 @@ def _remember(result, path):
 
 
 def main(argv: list[str] | None = None) -> None:
-    cli(args=_bare_color(sys.argv[1:] if argv is None else argv), prog_name="vlkb")
+    try:
+        cli(args=_bare_color(sys.argv[1:] if argv is None else argv), prog_name="vlkb")
+    except OSError as err:  # the environment refused (a home that cannot be written, a full disk): one line
+        from vlkb.home import refused
+
+        fail(refused(err))
 
 
 def _bare_color(args: list[str]) -> list[str]:

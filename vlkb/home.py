@@ -13,3 +13,12 @@ def home() -> Path:
 def cache_dir() -> Path:
     """Where start-up work is kept between runs (the compiled trigger, the index's marshal copy)."""
     return home() / "cache"
+
+
+def refused(err: OSError) -> str:
+    """What the environment refused, as one line, with what to change when the path is in the home."""
+    where = f": {err.filename}" if err.filename else ""
+    hint = ""
+    if err.filename and str(err.filename).startswith(str(home())):
+        hint = f" (VLKB_HOME is {home()}: point it at a directory you can write)"
+    return f"{err.strerror or err}{where}{hint}"

@@ -41,6 +41,19 @@ def test_search_narrows_the_list_as_you_type():
     run(test)
 
 
+def test_a_home_the_search_database_cannot_be_written_to_is_a_notice_not_a_crash(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("VLKB_HOME", str(tmp_path / "file" / "home"))  # under a file: even root cannot create it
+
+    async def test(app, pilot):
+        everything = app.screen.shown
+        await pilot.press("slash", *"nan")
+        await settle(app, pilot)
+        assert app.screen.shown == everything and app.is_running  # the list stays whole, the app stays up
+        assert any("KB search unavailable: Not a directory" in str(n.message) for n in app._notifications)
+    run(test)
+
+
 def test_family_and_framework_filters():
     async def test(app, pilot):
         screen = app.screen
