@@ -124,7 +124,7 @@ def describe(fact: Fact) -> str:
     return f"{fact.key.removeprefix('version.')} {value}" if fact.key.startswith("version.") else f"{fact.key}: {value}"
 
 
-_ORDER = ["framework", "model", "zero_stage", "reduce_bucket_size", "allgather_bucket_size", "bf16", "fp16",
+_ORDER = ["framework", "model", "zero_stage", "reduce_bucket_size", "allgather_bucket_size", "bf16", "fp16", "dtype",
           "gradient_checkpointing", "use_reentrant", "freeze_vision_tower", "finetuning_type",
           "batch_size", "gradient_accumulation_steps", "learning_rate", "max_grad_norm", "max_length", "max_pixels",
           "world_size", "nproc_per_node"]

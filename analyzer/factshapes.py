@@ -98,6 +98,10 @@ CONFIG = [
                               + r"|(?:^|\s)--max_length[= ]" + _NUM.replace("P<v>", "P<v2>")), "int"),
     # an image's pixel cap: LLaMA-Factory image_max_pixels, Qwen2-VL processor max_pixels, ms-swift MAX_PIXELS
     ("max_pixels", rx.compile(_key("image_max_pixels|max_pixels|MAX_PIXELS") + _SEP + _NUM), "int"),
+    # the dtype the model is loaded in: transformers' torch_dtype (config.json prints, from_pretrained
+    # arguments, LLaMA-Factory/ms-swift --torch_dtype), as the user wrote it
+    ("dtype", rx.compile(_key("torch_dtype") + _SEP + r"(?:torch\.)?(?P<v>bfloat16|float16|float32|bf16|fp16|fp32|half|auto)\b"),
+     "word"),
     ("learning_rate", rx.compile(_key("learning_rate|lr") + _SEP + _NUM), "float"),
     # HF/LLaMA-Factory max_grad_norm, DeepSpeed gradient_clipping, Lightning gradient_clip_val
     ("max_grad_norm", rx.compile(_key("max_grad_norm|gradient_clipping|gradient_clip_val|clip_grad") + _SEP + _NUM), "float"),
@@ -141,7 +145,7 @@ TRIGGER_WORDS = [
     # the rate as a setting ("learning_rate: 1e-4", "--learning_rate 2e-5", "learning_rate=2e-05,", JSON), never
     # the Trainer's per-step metrics dict ("'learning_rate': 1.9e-05"), which is a quarter of a quiet log's lines
     "sequence_len", "max_pixels", "MAX_PIXELS", "learning_rate:", "learning_rate=", "learning_rate ", 'learning_rate"',
-    "gradient_clipping", "gradient_clip_val",
+    "gradient_clipping", "gradient_clip_val", "torch_dtype",
     "world_size", "Num processes", "num_processes", "nproc_per_node", "nproc-per-node", "num_gpus",
     "swift ", "llamafactory-cli", "axolotl", "-m verl.", "-m openrlhf.", "-m llamafactory.",
 ]

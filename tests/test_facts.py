@@ -115,6 +115,21 @@ def test_advice_about_the_users_log_needs_the_log_to_say_it():
     assert [(i, a.text) for i, a in spoken if a.render({}, {}) is not None] == []
 
 
+@pytest.mark.parametrize("text,dtype", [
+    ("  \"torch_dtype\": \"bfloat16\",", "bfloat16"),  # a config.json print
+    ("model = AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float16)", "float16"),
+    ("--torch_dtype bfloat16 \\", "bfloat16"),  # LLaMA-Factory / ms-swift flag
+    ("torch_dtype: auto", "auto"),
+])
+def test_the_dtype_the_model_is_loaded_in_is_a_fact(text, dtype):
+    assert _sheet(text).facts["dtype"].value == dtype
+
+
+@pytest.mark.parametrize("text", ["x = torch.zeros(3, dtype=torch.float16)", "torch_dtype is deprecated! Use dtype instead!"])
+def test_a_tensors_dtype_or_a_notice_is_not_the_models(text):
+    assert "dtype" not in _sheet(text).facts
+
+
 def test_the_first_value_wins_and_rank_prefixes_do_not_matter():
     facts = _sheet("[rank0]: bf16: true", "[rank1]: bf16: false").facts
     assert facts["bf16"].value is True and facts["bf16"].line.lineno == 1
