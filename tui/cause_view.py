@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from vlkb.analyzer import Diagnosis
+from vlkb.analyzer.report.shorten import shorten
 from vlkb.analyzer.report.story import Named, Story, tell
 
 STYLES = {"known": "bold red", "unknown": "bold yellow", "suspicious": "bold yellow", "clean": "bold green"}
@@ -45,10 +46,25 @@ def _unknown(story: Story, keys: dict[str, str]) -> list:
         out.append(Text("Nearest entries", style="bold underline"))
         out += [Text(f"- {c.id}  {c.confidence:.2f}  {c.title}") for c in story.nearest]
         out.append(Text())
-    return out + [Text("Root incident", style="bold underline"),
-                  *(Text(f"{line.lineno:>6}  {line.text}", no_wrap=True, overflow="ellipsis")
-                    for line in story.subject.lines[:12]), Text(),
-                  Text(f"Press {keys['new']} to scaffold a KB entry from it (vlkb kb new).", style="italic")]
+    lead = story.lead
+    if lead is not None:  # as the text report tells it: the line to quote, the last frames, who raised it
+        q = lead.quoted
+        out += [Text("Quote this line", style="bold underline"),
+                Text.assemble((f"{q.lineno:>6}  ", "dim"), q.text), Text()]
+        if lead.frames:
+            out += [Text("Last frames", style="bold underline"),
+                    *(Text("  " + shorten(f"{f.file}:{f.lineno} in {f.func}", 76)) for f in lead.frames),
+                    Text()]
+        if lead.library or lead.frames:
+            out.append(Text.assemble(("Raised in: ", "bold"), lead.where))
+        if lead.search_url:
+            out.append(Text.assemble(("Search its issues: ", "bold"), lead.search_url))
+        out.append(Text())
+    else:
+        out += [Text("Root incident", style="bold underline"),
+                *(Text(f"{line.lineno:>6}  {line.text}", no_wrap=True, overflow="ellipsis")
+                  for line in story.subject.lines[:12] if line.text.strip()), Text()]
+    return out + [Text(f"Press {keys['new']} to scaffold a KB entry from it (vlkb kb new).", style="italic")]
 
 
 def cause(d: Diagnosis, keys: dict[str, str]) -> Group:

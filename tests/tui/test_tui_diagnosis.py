@@ -28,6 +28,12 @@ def run(inputs, test, size=(100, 30), sources=None, **kw):
     asyncio.run(main())
 
 
+def _render(renderable, width=200) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    console.print(renderable)
+    return console.file.getvalue()
+
+
 def _landing(d):
     return d.subject.quoted.path, d.subject.quoted.lineno
 
@@ -211,6 +217,9 @@ def test_unknown_shows_the_root_and_scaffolds_an_entry(logs, tmp_path):
         text = screen_text(app)
         assert "UNKNOWN FAILURE" in text and "No KB entry explains" in text
         assert (log.path, log.line) == _landing(d)
+        cause_text = _render(cause(d, {"verify": "v", "new": "a"}))  # what the Cause tab holds
+        assert f"Quote this line\n{d.lead.quoted.lineno:>6}  {d.lead.quoted.text}" in cause_text  # the exception line
+        assert "Raised in: " in cause_text and "Root incident" not in cause_text
         await pilot.press("a")
         await settle(app, pilot)
         assert isinstance(app.screen, NewEntryScreen)
