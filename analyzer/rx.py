@@ -58,6 +58,8 @@ _kept: dict = _read(_cache_dir() / _NAME) if _compiler else {}  # (pattern, flag
 _used: set = set()  # (pattern, flags) this process took from _kept
 _missed: set = set()  # (pattern, flags) compiled in full in this process
 _keeping: set = set()  # folders a copy is written to at exit
+_COUNTING = bool(os.environ.get("VLKB_COUNT_WORK"))  # set when the core is imported: patterns count (work)
+_work = [0]  # characters handed to the patterns so far
 
 
 def compile(pattern: str | bytes, flags: int = 0) -> re.Pattern:
@@ -78,10 +80,6 @@ def _compile(pattern: str | bytes, flags: int) -> re.Pattern:
             _kept.pop(key, None)  # (a TUI worker thread may have met it first)
     _missed.add(key)
     return re.compile(pattern, flags)
-
-
-_COUNTING = bool(os.environ.get("VLKB_COUNT_WORK"))
-_work = [0]
 
 
 def work() -> int:

@@ -30,6 +30,7 @@ def _similar_text(d: Diagnosis) -> Text:
 
 
 class DiagnosisScreen(Screen):
+    SHORT = 32  # rows under which the cause pane takes most of the screen (vlkb.tcss: .-short)
     BINDINGS = [
         Binding("right_square_bracket", "log('evidence', 1)", "Next evidence"),
         Binding("left_square_bracket", "log('evidence', -1)", "Prev evidence", show=False),
@@ -73,8 +74,6 @@ class DiagnosisScreen(Screen):
         yield Container(id="log-box")
         yield Input(id="prompt")
         yield Footer()
-
-    SHORT = 32  # rows under which the cause pane takes most of the screen (vlkb.tcss: .-short)
 
     def on_mount(self) -> None:
         self.query_one("#prompt").display = False
