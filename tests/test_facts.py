@@ -244,3 +244,20 @@ def test_a_version_fact_fills_advice_and_conditions():
     assert any("transformers 4.45.0" in (a.render(old) or "") for a in entry.advice)
     new = _sheet("- Transformers version: 5.23.0").facts
     assert not any(a.render(new) for a in entry.advice if "transformers" in a.text)
+
+
+def test_the_gate_finds_a_word_where_a_word_by_word_search_does():
+    """factshapes.gated looks for all its words in one pass (Aho-Corasick): on every line of the KB's
+    positive fixtures, and on lines with a lone surrogate the automaton cannot take, it agrees with `in`."""
+    from pathlib import Path
+
+    from vlkb.analyzer import factshapes as fs
+    from vlkb.kb.fixtures import parse
+
+    root = Path(__file__).resolve().parent.parent / "kb" / "entries"
+    lines = [line for path in sorted(root.glob("*/*.pos-*.log")) for line in parse(path).text.splitlines()]
+    lines += ["x \ud83d --bf16 true", "\udcff only a surrogate", "ZeRO Stage 2 \ud800"]
+    assert len(lines) > 20000
+    for text in lines:
+        low = text[:4000].lower()
+        assert fs._has_gate_word(low) == any(w in low for w in fs._GATE), text
