@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Benchmark `vlkb diagnose` on issue 15's hostile lines (benchmarks/mixes.hostile_lines, each after a
-traceback header) and hostile log shapes (mixes.hostile_structures): each at growing sizes, its median
-wall time and peak RSS, and how the time grows from the smallest size to the largest (linear: about the size ratio; a backtracking regex: its square).
+"""Benchmark `vlkb diagnose` on issue 15's hostile lines (benchmarks/mixes.HOSTILE_LINES, each after a
+traceback header) and hostile log shapes (mixes.HOSTILE_STRUCTURES): each at growing sizes, its median
+wall time and peak RSS, and how the time grows from the smallest size to the largest (linear: about the
+size ratio; a backtracking regex: its square).
 
   python benchmarks/bench_hostile.py [--sizes-mb 1,4,16] [--runs 3]
 
@@ -19,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_diagnose import timed  # noqa: E402
-from mixes import hostile_lines, hostile_structures  # noqa: E402
+from mixes import HOSTILE_LINES, HOSTILE_STRUCTURES  # noqa: E402
 
 
 def main() -> None:
@@ -30,7 +31,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes_mb.split(",")]
     vlkb = [sys.executable, "-m", "vlkb", "diagnose"]
     rows = {}
-    names = [*hostile_lines(0), *hostile_structures(0)]
+    names = [*HOSTILE_LINES, *HOSTILE_STRUCTURES]
     with tempfile.TemporaryDirectory() as tmp:
         for mb in sizes:
             for name in names:

@@ -178,40 +178,50 @@ def one_line(path: Path, size_mb: int) -> None:
 MIXES = {"quiet": quiet, "noisy": noisy, "error-dense": error_dense, "long-lines": long_lines}
 
 
-def hostile_lines(n: int) -> dict[str, str]:
-    """Issue 15's hostile one-line shapes, each about `n` characters: each once made a regex
-    backtrack per character (a pdsh host prefix, the pip-list fact gate, the fp16 overflow notice)."""
-    return {
-        "digits-then-error": "a" + "1" * n + " Error",
-        "frame-then-spaces": 'File "x", line 1, in f' + " " * n,
-        "frame-spaces-word": 'File "x", line 1, in f' + " " * n + "x",  # the frame regex's lazy function name
-        "overflow-repeated": "Overflow " * (n // 9),
-        "message-of-words": "RuntimeError: " + "a " * (n // 2),
-        "host-like-word": "node" + "-1" * (n // 2) + "x",
-        "indent-then-word": " " * n + "torch",
-    }
+# Issue 15's hostile one-line shapes, each built at about `n` characters: each once made a regex
+# backtrack per character (a pdsh host prefix, the pip-list fact gate, the fp16 overflow notice)
+HOSTILE_LINES = {
+    "digits-then-error": lambda n: "a" + "1" * n + " Error",
+    "frame-then-spaces": lambda n: 'File "x", line 1, in f' + " " * n,
+    "frame-spaces-word": lambda n: 'File "x", line 1, in f' + " " * n + "x",  # the frame regex's lazy function name
+    "overflow-repeated": lambda n: "Overflow " * (n // 9),
+    "message-of-words": lambda n: "RuntimeError: " + "a " * (n // 2),
+    "host-like-word": lambda n: "node" + "-1" * (n // 2) + "x",
+    "indent-then-word": lambda n: " " * n + "torch",
+}
 
 
-def hostile_structures(n: int) -> dict[str, str]:
-    """Issue 15's hostile log shapes, each about `n` characters: many small things where one big line
-    was the attack above (a deep traceback, distinct error lines from many ranks, a traceback of fat
-    source lines); each once grew memory with the input."""
+def _deep_traceback(n: int) -> str:
     frames = "".join(f'  File "/w/pkg/m{i}.py", line {i}, in f{i}\n    f{i + 1}(x)\n' for i in range(n // 60))
+    return f"Traceback (most recent call last):\n{frames}RecursionError: deep\n"
+
+
+def _fat_traceback(n: int) -> str:
     body = "".join(f"    {'y' * (n // 30)}\n" for _ in range(30))
-    return {
-        "deep-traceback": f"Traceback (most recent call last):\n{frames}RecursionError: deep\n",
-        "distinct-errors": "".join(f"[rank{i % 64}]: RuntimeError: value {i} at {i * 7:x} is wrong\n"
-                                   for i in range(n // 50)),
-        "fat-traceback": f'Traceback (most recent call last):\n  File "t.py", line 1, in <module>\n{body}ValueError: x\n',
-    }
+    return f'Traceback (most recent call last):\n  File "t.py", line 1, in <module>\n{body}ValueError: x\n'
 
 
-def write_hostile(path: Path, name: str, n: int) -> None:
-    """One hostile shape of about `n` characters into `path` (a line after a traceback header, or a
-    structure)."""
-    lines = hostile_lines(n) if name in hostile_lines(0) else {}
-    text = ("Traceback (most recent call last):\n" + lines[name] + "\nstep 2\n") if lines else hostile_structures(n)[name]
-    path.write_text(text, encoding="utf-8")
+# Issue 15's hostile log shapes, each built at about `n` characters: many small things where one big
+# line was the attack above (a deep traceback, distinct error lines from many ranks, a traceback of
+# fat source lines); each once grew memory with the input
+HOSTILE_STRUCTURES = {
+    "deep-traceback": _deep_traceback,
+    "distinct-errors": lambda n: "".join(f"[rank{i % 64}]: RuntimeError: value {i} at {i * 7:x} is wrong\n"
+                                         for i in range(n // 50)),
+    "fat-traceback": _fat_traceback,
+}
+
+
+def hostile_lines(n: int) -> dict[str, str]:
+    """Every hostile one-line shape at about `n` characters."""
+    return {name: make(n) for name, make in HOSTILE_LINES.items()}
+
+
+def hostile_log(name: str, n: int) -> str:
+    """A log of one hostile shape of about `n` characters: a line after a traceback header, or a structure."""
+    if name in HOSTILE_LINES:
+        return "Traceback (most recent call last):\n" + HOSTILE_LINES[name](n) + "\nstep 2\n"
+    return HOSTILE_STRUCTURES[name](n)
 
 
 if __name__ == "__main__":  # `python mixes.py hostile NAME N PATH`: bench_hostile writes each file from a
@@ -219,4 +229,4 @@ if __name__ == "__main__":  # `python mixes.py hostile NAME N PATH`: bench_hosti
     import sys
 
     if sys.argv[1:2] == ["hostile"]:
-        write_hostile(Path(sys.argv[4]), sys.argv[2], int(sys.argv[3]))
+        Path(sys.argv[4]).write_text(hostile_log(sys.argv[2], int(sys.argv[3])), encoding="utf-8")

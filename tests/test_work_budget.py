@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -32,10 +33,9 @@ print(json.dumps(out))
 """
 
 
-SHAPES = {
-    **{f"line:{name}": (lambda n, name=name: "Traceback (most recent call last):\n"
-                        + mixes.hostile_lines(n)[name] + "\nstep 2\n") for name in mixes.hostile_lines(8)},
-    **{name: (lambda n, name=name: mixes.hostile_structures(n)[name]) for name in mixes.hostile_structures(60)},
+SHAPES = {  # name -> the log of that shape at about n characters
+    **{f"line:{name}": partial(mixes.hostile_log, name) for name in mixes.HOSTILE_LINES},
+    **{name: partial(mixes.hostile_log, name) for name in mixes.HOSTILE_STRUCTURES},
 }
 MIXES = ["quiet", "noisy", "error-dense", "long-lines"]
 
@@ -75,7 +75,7 @@ def test_the_count_is_off_unless_asked(engine, tmp_path):
     from vlkb.analyzer import rx
 
     log = tmp_path / "t.log"
-    log.write_text(mixes.hostile_structures(5000)["distinct-errors"])
+    log.write_text(mixes.hostile_log("distinct-errors", 5000))
     before = rx.work()
     engine.diagnose([str(log)])
     assert rx.work() == before == 0 and "VLKB_COUNT_WORK" not in os.environ
