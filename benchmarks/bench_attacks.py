@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 15's attacks, each run against the installed `vlkb` as a hostile user would: what was tried,
 what vlkb did (exit code, its first line of stderr, whether the output stayed inert), its wall time
-and its peak RSS (wait4; each input is written by another process, see bench_diagnose.timed).
+and its peak RSS (wait4; each input is written by another process, see bench_diagnose.waited).
 
   python benchmarks/bench_attacks.py [--big-mb 64]
 
@@ -15,10 +15,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_diagnose import waited  # noqa: E402
+
 ROOT = HERE.parent
 SAMPLE = ROOT / "data" / "samples" / "ms-swift-minicpmv-dpo-zero2.log"
 OOM = ('Traceback (most recent call last):\n  File "t.py", line 1, in <module>\n'
@@ -29,20 +31,12 @@ VLKB = str(Path(sys.executable).with_name("vlkb"))
 CONTROL = set(range(0x00, 0x09)) | set(range(0x0B, 0x20)) | {0x7F} | set(range(0x80, 0xA0))
 
 
-def run(argv: list[str], cwd: Path, env: dict | None = None, stdout=None, stdin=None) -> tuple[int, str, bytes, float, int]:
+def run(argv: list[str], cwd: Path, env: dict | None = None, stdout=None) -> tuple[int, str, bytes, float, int]:
     """(exit code, first line of stderr (else of stdout), stdout bytes, seconds, peak RSS MiB) of `vlkb argv`."""
-    t = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([VLKB, *argv], cwd=cwd, stdout=stdout or out, stderr=err,
-                                stdin=stdin, env={**os.environ, **(env or {})})
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        seconds = time.perf_counter() - t
-        out.seek(0), err.seek(0)
-        said = out.read()
-        lines = err.read().decode("utf-8", "replace").splitlines() or said.decode("utf-8", "replace").splitlines()
-        first = next((line for line in lines if line.strip()), "")
-        return proc.returncode, first[:110], said, seconds, usage.ru_maxrss // 1024
+    code, seconds, rss, said, err = waited([VLKB, *argv], stdout=stdout, cwd=cwd, env={**os.environ, **(env or {})})
+    lines = err.decode("utf-8", "replace").splitlines() or said.decode("utf-8", "replace").splitlines()
+    first = next((line for line in lines if line.strip()), "")
+    return code, first[:110], said, seconds, rss
 
 
 def inert(out: bytes) -> str:

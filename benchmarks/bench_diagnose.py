@@ -31,19 +31,26 @@ SMALL = ROOT / "data/samples/ms-swift-minicpmv-dpo-zero2.log"
 GREP_WORDS = "Traceback|Error|Exception|nan|NCCL|Killed|SIGTERM|OVERFLOW|out of memory"
 
 
-def timed(cmd: list[str]) -> tuple[float, int, str]:
-    """(seconds, peak RSS in MiB of this command's largest process, stdout). wait4 gives the usage of
-    this child alone, with the children it reaped (getrusage(RUSAGE_CHILDREN) would give the largest
-    of every command run so far). Linux starts a child's peak at this process's own peak (exec keeps
-    it), so a benchmark keeps its own memory small: bench_hostile writes its inputs from another process."""
+def waited(cmd: list[str], stdout=None, **popen) -> tuple[int, float, int, bytes, bytes]:
+    """(exit code, seconds, peak RSS in MiB of this command's largest process, stdout, stderr); `stdout`:
+    a file to write to instead (its bytes are then not returned). wait4 gives the usage of this child
+    alone, with the children it reaped (getrusage(RUSAGE_CHILDREN) would give the largest of every
+    command run so far). Linux starts a child's peak at this process's own peak (exec keeps it), so a
+    benchmark keeps its own memory small: bench_hostile writes its inputs from another process."""
     t = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
-        _, _, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - t
-        proc.returncode = 0  # reaped here; Popen must not wait for it again
-        out.seek(0)
-        return elapsed, usage.ru_maxrss // 1024, out.read().decode("utf-8", "replace")
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=stdout or out, stderr=err, **popen)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here; Popen must not wait for it again
+        out.seek(0), err.seek(0)
+        return proc.returncode, seconds, usage.ru_maxrss // 1024, out.read(), err.read()
+
+
+def timed(cmd: list[str]) -> tuple[float, int, str]:
+    """(seconds, peak RSS in MiB of this command's largest process, stdout), as `waited` measures them."""
+    _, seconds, rss, out, _ = waited(cmd)
+    return seconds, rss, out.decode("utf-8", "replace")
 
 
 def log_options(runs: int) -> argparse.ArgumentParser:
