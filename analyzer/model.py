@@ -41,6 +41,11 @@ class Frame:
     def basename(self) -> str:
         return self.file.replace("\\", "/").rsplit("/", 1)[-1]
 
+    @property
+    def where(self) -> str:
+        """The frame as the reports quote it: `file:line in function`."""
+        return f"{self.file}:{self.lineno} in {self.func}"
+
 
 @dataclass(slots=True)
 class Exc:

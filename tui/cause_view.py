@@ -53,7 +53,7 @@ def _unknown(story: Story, keys: dict[str, str]) -> list:
                 Text.assemble((f"{q.lineno:>6}  ", "dim"), q.text), Text()]
         if lead.frames:
             out += [Text("Last frames", style="bold underline"),
-                    *(Text("  " + shorten(f"{f.file}:{f.lineno} in {f.func}", 76)) for f in lead.frames),
+                    *(Text("  " + shorten(f.where, 76)) for f in lead.frames),
                     Text()]
         if lead.library or lead.frames:
             out.append(Text.assemble(("Raised in: ", "bold"), lead.where))

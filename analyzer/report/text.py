@@ -60,7 +60,7 @@ def _lead(console: Console, lead, scaffold: str, width: int) -> None:
     if lead.frames:
         console.print(Text("Last frames", style="bold"))
         for f in lead.frames:
-            console.print(Text("  " + shorten(f"{f.file}:{f.lineno} in {f.func}", max(96, width - 2))))
+            console.print(Text("  " + shorten(f.where, max(96, width - 2))))
     if lead.library or lead.frames:
         console.print(Text.assemble(("Raised in: ", "bold"), lead.where))
     if lead.search_url:
