@@ -16,10 +16,7 @@ import re
 
 from . import rx
 
-try:  # a declared dependency; without its wheel the gate tests each word in turn
-    import ahocorasick_rs
-except ImportError:  # pragma: no cover
-    ahocorasick_rs = None
+from .trigger import ahocorasick_rs  # None without its wheel: the gate then tests each word in turn
 
 
 # distribution names as printed -> the fact key "version.<name>"

@@ -5,13 +5,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-try:  # declared for every platform; without it every standalone regex is tried
-    import ahocorasick_rs
-except ImportError:  # pragma: no cover
-    ahocorasick_rs = None
-
 from .regexinfo import required_literals
 from .standaloneshapes import STANDALONE
+from .trigger import ahocorasick_rs  # None without its wheel: every standalone regex is then tried
 
 
 class StandaloneFilter:
