@@ -67,13 +67,14 @@ def diverged(tail: bytes, path: str, last_lineno: int) -> Line | None:
 # A reported loss or evaluation metric with four decimals or more, for repeats: a healthy run's loss never
 # prints the same four-decimal value step after step (each batch differs), so exact repeats say the
 # weights did not change. tqdm postfixes and loop prints count here ("Epoch 2, Step 3, Loss: 0.9670"):
-# only the repetition decides, not the size. eval_loss is an evaluation's, read with the metrics.
-_TRAIN_LOSS = rx.compile(r"""(?<![\w.])(?:train_|total_)?[Ll]oss(?:['"]\s{0,4}:\s{0,4}|\s{0,40}=\s{0,40}|: {1,4})"""
+# only the repetition decides, not the size; so does a loop's "loss 3.5073" (lit-gpt). eval_loss is an evaluation's, read with the metrics.
+_TRAIN_LOSS = rx.compile(r"""(?<![\w.])(?:train_|total_)?[Ll]oss(?:['"]\s{0,4}:\s{0,4}|\s{0,40}=\s{0,40}|: {1,4}| )"""
                          r"(?P<value>-?\d{1,12}\.\d{4,40})(?![\d.])")
 _EVAL_METRIC = rx.compile(r"""['"](?P<key>(?:eval_)?(?:loss|acc(?:uracy)?|f1|precision|recall|auc|bleu|exact_match))['"]"""
                           r"\s{0,4}:\s{0,4}(?P<value>-?\d{1,6}\.\d{6,40})(?![\d.])")
 FROZEN_STEPS = 4  # the same training loss this many times in a row, or this many steps replayed
 FROZEN_DIGITS = 4  # significant digits a repeated value needs (a converged 0.0001 repeats by itself)
+FROZEN_RECUR = 16  # losses reported that take at most half as many distinct values (batches met again)
 FROZEN_EVALS = 3  # evaluations whose metrics (two at least) are all unchanged
 
 
@@ -98,7 +99,7 @@ def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
             m = _TRAIN_LOSS.search(head)
             if m and _significant(m.group("value")) >= FROZEN_DIGITS:
                 losses.append((i, m.group("value")))
-    said = _constant(losses) or _replayed(losses) or _constant_evals(evals)
+    said = _constant(losses) or _replayed(losses) or _recurring(losses) or _constant_evals(evals)
     if said is None:
         return None
     i, text = said
@@ -135,6 +136,17 @@ def _replayed(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
         if run >= FROZEN_STEPS and len(set(values[-run:])) >= 3:
             return losses[-1][0], (f"the training loss repeats, value for value, the {period} steps reported before "
                                    f"(the last {run} steps)")
+    return None
+
+
+def _recurring(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The last FROZEN_RECUR losses or more (40 at most) take a few values again and again, in no fixed order:
+    the same batches met in another order through unchanged weights (lit-gpt's LoRA under DDP)."""
+    values = [v for _, v in losses[-40:]]
+    distinct = len(set(values))
+    if len(values) >= FROZEN_RECUR and 2 <= distinct <= len(values) // 2:
+        return losses[-1][0], (f"the training loss takes only {distinct} values, each again and again, over the last "
+                               f"{len(values)} steps it reports")
     return None
 
 
