@@ -128,7 +128,8 @@ STANDALONE = [
         # torchvision references' stop ("Loss is nan, stopping training"), YOLOv5's ("WARNING: non-finite
         # loss, ending training"), ESPnet's trainer after every step of an epoch was skipped
         r"|\b[Ll]oss [A-Za-z][\w./()-]{0,30}(?: [A-Za-z][\w./()-]{0,30}){0,2}\s{0,4}[:=：]\s{0,4}(?:nan|NaN|-?inf)\b"
-        r"|^Loss is (?:nan|-?inf)\b|non-finite loss, ending training|The gradients at all steps are invalid in this epoch"
+        # BigDL's DistriOptimizer ("... Throughput is 447.2 records/second. Loss is Infinity. Current learning rate")
+        r"|(?:^|\. )Loss is (?:nan|NaN|-?inf|-?Infinity)\b|non-finite loss, ending training|The gradients at all steps are invalid in this epoch"
         r"|(?:OVERFLOW!|[Oo]verflow).{0,300}?reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
     )),
     # failures stated on one line, with no exception line of their own (errorshapes.py); the shapes that
