@@ -18,7 +18,8 @@ from .lead import Lead, lead
 from .match import Matcher
 from .model import Exc, Incident, Line
 from .patterns import TRIGGER
-from .progress import diverged, frozen, stall
+from .flat import frozen
+from .progress import diverged, stall
 from .reader import ReadStats, expand, safe_label
 from .records import MAX_KEPT_CHARS, RecordParser
 from .recordstates import MAX_FRAMES
@@ -84,7 +85,7 @@ class Diagnosis:
         if self.subject is not None and self.subject.chain and self.subject.chain[0].type is None:
             if self.subject.chain[0].message.startswith(GENERATED):  # generation.degenerate
                 return "No step failed, but the output the log shows has degenerated: "
-            return "No step failed, but the numbers it reports say the run may not be training: "  # progress.frozen
+            return "No step failed, but the numbers it reports say the run may not be training: "  # flat.frozen
         return "No step failed, but a warning says the run may not be training: "
 
     @property
@@ -185,7 +186,7 @@ class Engine:
     @staticmethod
     def _statements(stats: ReadStats) -> list[Incident]:
         """What the end of each input says went wrong without a failure: numbers that stopped moving
-        (progress.frozen) or generated text looping (generation.degenerate), each as a warning on the
+        (flat.frozen) or generated text looping (generation.degenerate), each as a warning on the
         line it was read from, stating what repeats: a silent entry names it."""
         found = [f for label, tail, last in stats.tails for read in (frozen, degenerate) if (f := read(tail, label, last))]
         return [Incident(kind="warning", lines=[line], ranks=[line.rank] if line.rank else [],

@@ -8,7 +8,8 @@ import os
 import time
 from pathlib import Path
 
-from vlkb.analyzer.progress import TAIL_BYTES, diverged, frozen, stall
+from vlkb.analyzer.flat import frozen
+from vlkb.analyzer.progress import TAIL_BYTES, diverged, stall
 from vlkb.kb import fixtures as fx
 from vlkb.kb.loader import load, shipped_dir
 
