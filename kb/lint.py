@@ -10,10 +10,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from vlkb.analyzer.generation import degenerate
-from vlkb.analyzer.progress import frozen
+from vlkb.analyzer.flat import frozen
 from vlkb.analyzer.textnorm import clean
 
 from . import fixtures as fx
+from . import sourcemsgs
 from .loader import kb_dirs, read_yaml, shipped_dir
 from .schema import EntryError, problems, todos
 
@@ -72,6 +73,26 @@ def _lint_dir(directory: Path) -> list[Problem]:
             found.append(Problem(str(path), "id", f"id {eid} is also defined in {ids[eid]}", "ids are unique within a directory"))
         ids[eid] = path
         found += _lint_entry_fixtures(path, doc, directory == shipped_dir())
+        found += _lint_source_messages(path)
+    return found
+
+
+def _lint_source_messages(path: Path) -> list[Problem]:
+    """An entry's source messages (kb/sourcemsgs.py): readable rows, each giving a pattern that matches its own
+    message as printed (every placeholder a word)."""
+    src = sourcemsgs.path_for(path)
+    if not src.exists():
+        return []
+    try:
+        rows = sourcemsgs.read(src)
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        return [Problem(str(src), "", str(err), "one JSON object per line, as scripts/source_messages.py writes them")]
+    found = []
+    for n, row in enumerate(rows, 1):
+        rx = sourcemsgs.pattern(row["template"])
+        if rx is None or not re.search(rx, sourcemsgs.printed(row["template"])):
+            found.append(Problem(str(src), f"line {n}", "its template gives no pattern that matches it",
+                                 "drop the row: the message is too generic to name a failure", "warning"))
     return found
 
 

@@ -13,6 +13,7 @@ from vlkb.analyzer.conditions import Advice, Condition
 from vlkb.analyzer.diskcache import kept
 from vlkb.analyzer.entry import Entry, Rule, fingerprint
 
+from . import sourcemsgs
 from .schema import EntryError, schema_hash, validate
 
 
@@ -66,15 +67,32 @@ def _conditions(items: list[dict]) -> list[Condition]:
 
 def parsed_docs(directory: Path) -> dict[str, dict]:
     """Each entry file of `directory` (path relative to it) -> its sha256 and parsed YAML, validated
-    whole (regexes compiled) under the schema whose hash it records, for `kb fit` to store: start-up
-    then reads unchanged entries from the index instead of parsing and validating YAML again."""
+    whole (regexes compiled) under the schema whose hash it records, its source messages' patterns
+    added, for `kb fit` to store: start-up then reads unchanged entries from the index instead of
+    parsing and validating YAML again."""
     out = {}
     for p in sorted(directory.rglob("*.yaml")):
         raw = read_entry_bytes(p)  # hashed and parsed from the same read
-        doc = validate(parse_yaml(raw.decode("utf-8")), str(p))
-        out[str(p.relative_to(directory))] = {"sha256": hashlib.sha256(raw).hexdigest(), "doc": doc,
-                                              "schema": schema_hash()}
+        doc = _with_sources(validate(parse_yaml(raw.decode("utf-8")), str(p)), p)
+        out[str(p.relative_to(directory))] = {"sha256": _digest(p, raw), "doc": doc, "schema": schema_hash()}
     return out
+
+
+def _digest(path: Path, raw: bytes) -> str:
+    """The entry's identity for the stored parse: its YAML's bytes and its source messages' (kb/sourcemsgs.py)."""
+    h = hashlib.sha256(raw)
+    src = sourcemsgs.path_for(path)
+    if src.exists():
+        h.update(b"\0" + src.read_bytes())
+    return h.hexdigest()
+
+
+def _with_sources(doc: dict, path: Path) -> dict:
+    try:
+        extra = sourcemsgs.rules(sourcemsgs.path_for(path))
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        raise EntryError(f"{sourcemsgs.path_for(path)}: {err}") from None
+    return {**doc, "patterns": doc["patterns"] + extra} if extra else doc
 
 
 def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = None) -> Entry:
@@ -85,7 +103,7 @@ def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = Non
         raw = read_entry_bytes(path)
     except EntryError as err:
         raise EntryError(f"{path}: {err}") from None
-    if parsed is not None and parsed.get("sha256") == hashlib.sha256(raw).hexdigest():
+    if parsed is not None and parsed.get("sha256") == _digest(path, raw):
         doc = parsed["doc"]
         if parsed.get("schema") != schema_hash():  # stored before the schema changed: check it again
             doc = validate(doc, str(path), compile_check)
@@ -94,7 +112,7 @@ def load_entry(path: Path, compile_check: bool = True, parsed: dict | None = Non
             doc = parse_yaml(raw.decode("utf-8"))
         except (EntryError, UnicodeDecodeError) as err:
             raise EntryError(f"{path}: {err}") from None
-        doc = validate(doc, str(path), compile_check)
+        doc = _with_sources(validate(doc, str(path), compile_check), path)
     return Entry(
         id=doc["id"], family=doc.get("family", doc["id"]), title=doc["title"].strip(),
         symptom=doc["symptom"].strip(), root_cause=doc["root_cause"].strip(), fix=doc["fix"].strip(),
