@@ -56,6 +56,10 @@ KNOWN_GAPS = {
     "cases/pytorchlightning-3291.log": "two RuntimeWarnings that the checkpoint was not saved; the run itself goes on",
     "cases/arcee-ai-mergekit-52.log": "only the locals panel of a rich traceback (box-drawn name = value lines), its "
                                       "frames and exception cut off",
+    "cases/google-research-2322.log": "a radiance-field trainer's loss terms, one of them 'data: inf' on every line: a "
+                                      "term whose name says nothing of a loss, beside finite '*_loss' terms",
+    "cases/minicpm-v-114.log": "llama.cpp's CLIP loader through LocalAI's debug log ('stderr clip_model_load: failed to "
+                               "load vision model tensors'), a plain-words failure with no error, exception or exit line",
     "cases/meta-llama-llama-786.log": "a lone '^C' after 'Fetching all parameters' (Colab stopped the conversion when "
                                       "RAM ran out), no kill, error or exit line",
 }
