@@ -45,14 +45,15 @@ def lint(extra_dirs: list[str | Path] = ()) -> list[Problem]:
         if not directory.is_dir():
             found.append(Problem(str(directory), "", "not a directory", "pass a directory of <id>.yaml entries"))
             continue
-        found += _lint_dir(directory)
+        found += lint_dir(directory)
     unknown = fx.unknown_dir()
     for path in sorted(unknown.glob("*.log")) if unknown.is_dir() else []:
         found += _lint_fixture(path, entry=None)
     return found
 
 
-def _lint_dir(directory: Path) -> list[Problem]:
+def lint_dir(directory: Path) -> list[Problem]:
+    """The problems of one directory of entries, alone (`lint` adds the shipped KB and the unknowns)."""
     found: list[Problem] = []
     ids: dict[str, Path] = {}
     for path in sorted(directory.rglob("*.yaml")):

@@ -9,7 +9,7 @@ import yaml
 
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load_engine, sourcemsgs
-from vlkb.kb.lint import lint
+from vlkb.kb.lint import lint_dir
 from vlkb.kb.loader import load, shipped_dir
 from vlkb.kb.schema import EntryError
 
@@ -89,7 +89,7 @@ def test_a_broken_source_messages_file_is_refused_with_its_line(tmp_path):
     with pytest.raises(EntryError, match=rf"{re.escape(bad.name)}:1: a row needs"):
         load([tmp_path])
     bad.write_text("not json\n")
-    assert any(p.path == str(bad) and "not JSON" in p.problem for p in lint([tmp_path]))
+    assert any(p.path == str(bad) and "not JSON" in p.problem for p in lint_dir(tmp_path))
 
 
 def test_lint_warns_of_a_row_too_generic_to_give_a_pattern(tmp_path):
@@ -99,5 +99,5 @@ def test_lint_warns_of_a_row_too_generic_to_give_a_pattern(tmp_path):
     shutil.copy(entry, folder / entry.name)
     row = dict(sourcemsgs.read(SHIPPED[0])[0], template="{name} is not supported")
     (folder / (entry.stem + sourcemsgs.SUFFIX)).write_text(json.dumps(row) + "\n")
-    found = [p for p in lint([tmp_path]) if p.path.endswith(sourcemsgs.SUFFIX)]
+    found = [p for p in lint_dir(tmp_path) if p.path.endswith(sourcemsgs.SUFFIX)]
     assert [p.key for p in found] == ["line 1"] and "too generic" in found[0].fix
