@@ -14,6 +14,11 @@ from . import rx
 from .conditions import Advice, Condition
 
 
+# how a pattern made from a framework's source message (kb/sourcemsgs.py) begins its note: the report
+# then says where that source raises it
+SOURCE_NOTE = "raised by "
+
+
 @dataclass(frozen=True)
 class Rule:
     source: str  # the regex as written in the entry

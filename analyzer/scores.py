@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .entry import SOURCE_NOTE
 from .model import Incident, Line
 
 FEATURES = ("regex", "fuzzy", "frames", "tfidf", "context")
@@ -36,6 +37,14 @@ class Scored:
     def features(self) -> list[float]:
         by = {s.name: s.score for s in self.signals}
         return [by.get(f, 0.0) for f in FEATURES]
+
+    @property
+    def raised_by(self) -> str:
+        """Where a framework's source raises the message that matched, when a source message matched
+        (kb/sourcemsgs.py): "repo path:line (exception, commit): the condition"; "" otherwise."""
+        detail = next((g.detail for g in self.signals if g.name == "regex"), None)
+        rule = next((r for r in self.entry.patterns if r.source == detail), None) if detail else None
+        return rule.note[len(SOURCE_NOTE):] if rule is not None and rule.note.startswith(SOURCE_NOTE) else ""
 
     @property
     def signal_summary(self) -> str:

@@ -83,7 +83,7 @@ def _digest(path: Path, raw: bytes) -> str:
     h = hashlib.sha256(raw)
     src = sourcemsgs.path_for(path)
     if src.exists():
-        h.update(b"\0" + src.read_bytes())
+        h.update(b"\0" + sourcemsgs.FORMAT + b"\0" + src.read_bytes())
     return h.hexdigest()
 
 

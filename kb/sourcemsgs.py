@@ -20,7 +20,10 @@ import json
 import re
 from pathlib import Path
 
+from vlkb.analyzer.entry import SOURCE_NOTE
+
 SUFFIX = ".source-messages.jsonl"
+FORMAT = b"sourcemsgs 2"  # how rows become patterns and notes: a stored parse of another format is redone
 WEIGHT = 0.8  # a message the framework's code prints word for word, as strong as a written pattern
 MIN_RUN = 16  # characters of the longest literal run
 MIN_LITERAL = 24  # literal characters in all
@@ -80,7 +83,8 @@ def read(path: Path) -> list[dict]:
 
 
 def note(row: dict) -> str:
-    return f"{row['repo']} {row['path']}:{row['line']} ({row['exception']}, {row['commit'][:12]}): {row['why']}"
+    """What the report says of a match: where the source raises the message, and when."""
+    return f"{SOURCE_NOTE}{row['repo']} {row['path']}:{row['line']} ({row['exception']}, {row['commit'][:12]}): {row['why']}"
 
 
 def rules(path: Path) -> list[dict]:

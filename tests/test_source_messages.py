@@ -7,12 +7,15 @@ import shutil
 import pytest
 import yaml
 
+from vlkb.analyzer.regexinfo import required_literals
+from vlkb.analyzer.report import render
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load_engine, sourcemsgs
 from vlkb.kb.lint import lint_dir
 from vlkb.kb.loader import load, shipped_dir
 from vlkb.kb.schema import EntryError
 
+ENTRY = "transformers-model-type-unrecognized"
 SHIPPED = sorted(shipped_dir().glob(f"*/*{sourcemsgs.SUFFIX}"))
 
 
@@ -41,25 +44,28 @@ def test_each_shipped_row_matches_its_message_as_a_run_prints_it(path):
         rx = re.compile(sourcemsgs.pattern(row["template"]))
         shown = sourcemsgs.printed(row["template"])
         assert rx.search(shown) and rx.search(f"[rank0]: {row['exception']}: {shown}"), row
+        # the shortlist admits the entry by a required literal, which every match holds (test_shortlist's
+        # soundness check, made here on the message itself)
+        need = required_literals(rx)
+        assert need and any(lit in shown for lit in need), row
         # linear: no two quantifiers side by side (each run of spaces is one, each gap is one)
         assert not re.search(r"\}\??(?:\\ | )?\{\d", rx.pattern.replace(".{0,300}?", "~")), row
         assert row["repo"].count("/") == 1 and row["line"] > 0 and row["commit"], row
 
 
 def _entry_without_written_match(tmp_path, fixture_text: str) -> tuple:
-    """A user KB holding a copy of transformers-model-type-unrecognized under a new id, none of whose written
-    patterns matches the fixture, and the one real source row (unsloth's loader) that does."""
+    """A user KB whose copy of transformers-model-type-unrecognized replaces the shipped one: none of its written
+    patterns matches the fixture, and its source messages are the one real row (unsloth's loader) that does."""
     src = yaml.safe_load((shipped_dir() / "transformers-model-type-unrecognized" /
                           "transformers-model-type-unrecognized.yaml").read_text())
-    doc = dict(src, id="qwen-version-check", family="qwen-version-check",
-               patterns=[p for p in src["patterns"] if not any(re.search(p["regex"], l) for l in fixture_text.splitlines())])
-    folder = tmp_path / "kb" / "qwen-version-check"
+    doc = dict(src, patterns=[p for p in src["patterns"] if not any(re.search(p["regex"], l) for l in fixture_text.splitlines())])
+    folder = tmp_path / "kb" / ENTRY
     folder.mkdir(parents=True)
-    (folder / "qwen-version-check.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True))
+    (folder / f"{ENTRY}.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True))
     shipped_rows = sourcemsgs.read(shipped_dir() / "transformers-model-type-unrecognized" /
                                    f"transformers-model-type-unrecognized{sourcemsgs.SUFFIX}")
     row = next(r for r in shipped_rows if r["repo"] == "unslothai/unsloth" and "support Qwen3.5." in r["template"])
-    messages = folder / f"qwen-version-check{sourcemsgs.SUFFIX}"
+    messages = folder / f"{ENTRY}{sourcemsgs.SUFFIX}"
     messages.write_text(json.dumps(row) + "\n")
     return tmp_path / "kb", messages, sourcemsgs.pattern(row["template"])
 
@@ -71,12 +77,15 @@ def test_an_entry_names_a_real_log_by_its_source_message_alone(tmp_path):
     log.write_text(fixture.text)
     kb, messages, rx = _entry_without_written_match(tmp_path, fixture.text)
     d = load_engine([kb]).diagnose([str(log)], top=5)
-    mine = next(s for s in d.matches if s.entry.id == "qwen-version-check")
-    assert mine.confidence >= d.threshold
-    assert any(g.name == "regex" and g.detail == rx for g in mine.signals)
+    assert d.verdict == "known" and d.named.entry.path.parent == kb / ENTRY
+    assert any(g.name == "regex" and g.detail == rx for g in d.named.signals)
+    # the report says where the source raises it, and when (the row's own words)
+    assert d.named.raised_by.startswith("unslothai/unsloth unsloth/models/loader.py:")
+    assert d.named.raised_by.endswith(": a Qwen3.5 model with transformers < 5.2.0")
+    assert f"raised by {d.named.raised_by}" in " ".join(render("text", d).split())
     messages.unlink()  # without its source messages no pattern of the entry matches (only its resemblance)
     d = load_engine([kb]).diagnose([str(log)], top=5)
-    assert not [g for s in d.matches if s.entry.id == "qwen-version-check" for g in s.signals if g.name == "regex"]
+    assert not [g for s in d.matches if s.entry.id == ENTRY for g in s.signals if g.name == "regex"]
 
 
 def test_a_broken_source_messages_file_is_refused_with_its_line(tmp_path):

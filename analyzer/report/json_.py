@@ -55,6 +55,8 @@ def match_dict(s: Scored, d: Diagnosis) -> dict:
         "sources": [src["url"] for src in e.sources],
         "signals": [{"name": g.name, "score": g.score, "detail": g.detail,
                      "lines": [l.lineno for l in g.lines]} for g in s.signals],
+        # where a framework's source raises the message that matched ("repo path:line (exception, commit): when")
+        "raised_by": s.raised_by or None,
     }
 
 

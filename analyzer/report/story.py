@@ -62,6 +62,7 @@ class Named:
     show: str  # the command that shows the whole entry
     has_repro: bool  # `vlkb verify` can replay it
     runners_up: tuple[Candidate, ...]  # --top: the other candidates above the noise floor
+    raised_by: str = ""  # where a framework's source raises the message that matched (a source message), else ""
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def _named(d: Diagnosis, s: Scored) -> Named:
                  how_sure=how_sure(s.confidence), signals=s.signal_summary, why=e.root_cause,
                  fix=_fix(d, s), evidence=tuple(s.evidence), sources=tuple(urls), more_sources=more,
                  show=f"vlkb kb show {e.id}", has_repro=bool(e.verify.get("repro")),
-                 runners_up=tuple(map(_candidate, d.runners_up)))
+                 runners_up=tuple(map(_candidate, d.runners_up)), raised_by=s.raised_by)
 
 
 def _fix(d: Diagnosis, s: Scored) -> Fix:

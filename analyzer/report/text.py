@@ -30,6 +30,8 @@ def _block(console: Console, title: str, body: str, style: str = "bold") -> None
 def _named(console: Console, n: Named, width: int, label: str = "Root cause: ") -> None:
     console.print(Text.assemble((label, "bold"), (n.title, "bold green"), (f"  [{n.id}, {n.how_sure}]", "dim")))
     console.print(Text(f"  signals: {n.signals}", style="dim"))
+    if n.raised_by:  # the message as a framework's source raises it: where, and on what condition
+        console.print(Text(f"  raised by {n.raised_by}", style="dim"))
     console.print()
     _block(console, "Why", n.why)
     console.print()
