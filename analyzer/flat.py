@@ -12,7 +12,8 @@ from .textnorm import clean
 # A reported loss or evaluation metric with four decimals or more, for repeats: a healthy run's loss never
 # prints the same four-decimal value step after step (each batch differs), so exact repeats say the
 # weights did not change. tqdm postfixes and loop prints count here ("Epoch 2, Step 3, Loss: 0.9670"):
-# only the repetition decides, not the size; so does a loop's "loss 3.5073" (lit-gpt). eval_loss is an evaluation's, read with the metrics.
+# only the repetition decides, not the size; so does a loop's "loss 3.5073" (lit-gpt). eval_loss is an
+# evaluation's, read with the metrics.
 _TRAIN_LOSS = rx.compile(r"""(?<![\w.])(?:train_|total_)?[Ll]oss(?:['"]\s{0,4}:\s{0,4}|\s{0,40}=\s{0,40}|: {1,4}| )"""
                          r"(?P<value>-?\d{1,12}\.\d{4,40})(?![\d.])")
 _EVAL_METRIC = rx.compile(r"""['"](?P<key>(?:eval_)?(?:loss|acc(?:uracy)?|f1|precision|recall|auc|bleu|exact_match))['"]"""
@@ -35,8 +36,9 @@ def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
     one input (`tail`, whose last line is `last_lineno`) shows it: the training loss at one value for
     its last FROZEN_STEPS reports or more (with FROZEN_DIGITS significant digits: not 0, the loss-zero
     entry's, nor a converged 0.0001), the loss replaying the steps of the previous epoch value for
-    value, or two evaluation metrics or more unchanged over FROZEN_EVALS evaluations. Exact repeats of
-    four-digit numbers say the weights were not updated."""
+    value, the last FROZEN_RECUR losses or more taking a few values again and again, a language
+    model's loss held flat in CHANCE_BAND, or two evaluation metrics or more unchanged over
+    FROZEN_EVALS evaluations. Exact repeats of four-digit numbers say the weights were not updated."""
     losses: list[tuple[int, str]] = []  # (line index, value) in order
     evals: list[tuple[int, tuple]] = []  # (line index, ((key, value), ...)) of lines with two metrics or more
     lines = last_lines(tail)

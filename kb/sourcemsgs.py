@@ -11,8 +11,9 @@ an inventory and drops the rows that would fire where they should not.
 
 The pattern of a template: its first line, the placeholders at either end dropped, the literal runs
 between them escaped and joined by a bounded lazy gap (`.{0,300}?`), each run of spaces one to 64 of
-them: no two quantifiers side by side, so the search stays linear on any line (STYLE.md 16). A template too generic to name a failure (no run of MIN_RUN characters, or
-fewer than MIN_LITERAL in all) gives none.
+them: no two quantifiers side by side, so the search stays linear on any line (STYLE.md 16). A
+template too generic to name a failure (no run of MIN_RUN characters, or fewer than MIN_LITERAL in
+all) gives none.
 """
 from __future__ import annotations
 
