@@ -68,10 +68,11 @@ class Matcher:
         mine = incident_tokens(inc)
         out = []
         seen = "\n".join(text for text, _ in cands)
-        resembling, by_regex = self._shortlist.admitted(inc, doc_vec, seen)
+        found = self._shortlist.literals_in(seen)  # once, for the shortlist and for each pattern's literals
+        resembling, by_regex = self._shortlist.admitted(inc, doc_vec, seen, found)
         for i in sorted(resembling | by_regex):
             entry = self.entries[i]
-            regex = self._regex(entry, cands, inc, seen)
+            regex = self._regex(entry, cands, inc, seen, found)
             if i in by_regex and regex.score == 0:
                 continue  # admitted for a pattern whose literal is there, and the pattern failed
             if regex.score == 0 and defining.conflict(mine, self._defining_tokens(entry)):
@@ -102,14 +103,17 @@ class Matcher:
         out.sort(key=lambda s: (-s.confidence, -sum(g.score for g in s.signals)))
         return out
 
-    def _regex(self, entry, cands, inc: Incident, seen: str) -> Signal:
-        """`seen`: the candidate texts joined, where a pattern's required literals are looked for."""
+    def _regex(self, entry, cands, inc: Incident, seen: str, found: set[str] | None = None) -> Signal:
+        """`seen`: the candidate texts joined, where a pattern's required literals are looked for;
+        `found`: those literals that are there, when the shortlist's automaton already found them (an
+        entry with a thousand source messages then tests set membership, not a thousand substrings)."""
         best = Signal("regex", 0.0)
         for rule in entry.patterns:
             if rule.raised_in == "library" and not raised_in_library(inc):
                 continue
             need = self._need.get(rule.source)
-            if need is not None and not any(lit in seen for lit in need):
+            if need is not None and not (any(lit in found for lit in need) if found is not None
+                                         else any(lit in seen for lit in need)):
                 continue
             for text, line in cands:
                 m = rule.regex.search(text)

@@ -60,11 +60,21 @@ class Shortlist:
         self._literal_entries = {lit: sorted(ids) for lit, ids in by_literal.items()}
         self._literals = _automaton(sorted(by_literal)) if len(entries) > SHORTLIST else None
 
-    def admitted(self, inc: Incident, doc_vec: tfidf.Vector, seen: str) -> tuple[set, set]:
+    def literals_in(self, seen: str) -> set[str] | None:
+        """The patterns' required literals that `seen` (the candidate texts joined) holds, found in one
+        pass; None without the automaton wheel, when each literal is tested on its own."""
+        if self._literals is None:
+            return None
+        seen, spans = _found(self._literals, seen)
+        return {seen[s:e] for _, s, e in spans}
+
+    def admitted(self, inc: Incident, doc_vec: tfidf.Vector, seen: str,
+                 present: set[str] | None = None) -> tuple[set, set]:
         """The shortlist as two sets of entry indexes: those admitted by resemblance (TF-IDF, a
         trigger phrase) and those admitted only because one of their patterns could match (`seen`:
-        the candidate texts joined). The second kind is there for its regex alone: scored in full
-        only when that regex does match."""
+        the candidate texts joined; `present`: its literals, as literals_in gives them, when already
+        looked for). The second kind is there for its regex alone: scored in full only when that
+        regex does match."""
         if len(self.entries) <= SHORTLIST:
             return set(range(len(self.entries))), set()
         acc: dict[int, float] = {}
@@ -82,9 +92,8 @@ class Shortlist:
         chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
         by_regex = set(self._always)
         if self._literals is not None:
-            seen, spans = _found(self._literals, seen)
-            for s, e in {(s, e) for _, s, e in spans}:
-                by_regex.update(self._literal_entries.get(seen[s:e], ()))
+            for lit in present if present is not None else self.literals_in(seen):
+                by_regex.update(self._literal_entries.get(lit, ()))
         else:  # without the automaton wheel: test the literals directly
             by_regex.update(i for lit, ids in self._literal_entries.items() if lit in seen for i in ids)
         resembling = set(chosen)

@@ -54,7 +54,7 @@ def test_every_match_holds_a_required_literal(engine):
 
 def test_an_entry_whose_pattern_matches_is_always_scored(engine, tmp_path):
     """For every positive fixture, each entry whose regex matches the root incident is in the shortlist,
-    whatever its TF-IDF rank."""
+    whatever its TF-IDF rank; and handing the shortlist the literals already found changes nothing."""
     assert len(engine.entries) > SHORTLIST  # otherwise the shortlist is the whole KB and this is moot
     for f in POSITIVES:
         path = tmp_path / "x.log"
@@ -65,6 +65,10 @@ def test_an_entry_whose_pattern_matches_is_always_scored(engine, tmp_path):
         cands = candidates(root)
         doc = tfidf.transform(incident_document(root), engine.matcher.idf)
         listed = {e.id for e in engine.matcher.shortlist(root, doc, cands)}
+        # the matcher finds the literals once and hands them over: the same shortlist as looking again
+        seen = "\n".join(text for text, _ in cands)
+        sl = engine.matcher._shortlist
+        assert sl.admitted(root, doc, seen, sl.literals_in(seen)) == sl.admitted(root, doc, seen), f.name
         matching = {e.id for e in engine.entries for rule in e.patterns if not rule.note.startswith(SOURCE_NOTE)
                     and any(rule.regex.search(text) for text, _ in cands)}
         assert matching <= listed, (f.name, matching - listed)
