@@ -21,6 +21,7 @@ _EVAL_METRIC = rx.compile(r"""['"](?P<key>(?:eval_)?(?:loss|acc(?:uracy)?|f1|pre
 FROZEN_STEPS = 4  # the same training loss this many times in a row, or this many steps replayed
 FROZEN_DIGITS = 4  # significant digits a repeated value needs (a converged 0.0001 repeats by itself)
 FROZEN_RECUR = 16  # losses reported that take at most half as many distinct values (batches met again)
+FROZEN_WINDOW = 40  # the last losses the recurring and chance-level readings look at
 # A causal LM's loss is a cross-entropy over its vocabulary: a model that has learned nothing guesses
 # uniformly and scores ln(vocabulary size), 9.0 for 8k tokens to 13 for 450k. A fine-tuning run starts
 # far below that (2-4), and a pretraining run falls through that band within its first hundreds of
@@ -94,9 +95,9 @@ def _replayed(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
 
 
 def _recurring(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
-    """The last FROZEN_RECUR losses or more (40 at most) take a few values again and again, in no fixed order:
+    """The last FROZEN_RECUR losses or more (FROZEN_WINDOW at most) take a few values again and again, in no fixed order:
     the same batches met in another order through unchanged weights (lit-gpt's LoRA under DDP)."""
-    values = [v for _, v in losses[-40:]]
+    values = [v for _, v in losses[-FROZEN_WINDOW:]]
     distinct = len(set(values))
     if len(values) >= FROZEN_RECUR and 2 <= distinct <= len(values) // 2:
         return losses[-1][0], (f"the training loss takes only {distinct} values, each again and again, over the last "
@@ -105,9 +106,9 @@ def _recurring(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
 
 
 def _chance(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
-    """The last CHANCE_STEPS losses or more (forty at most) all in CHANCE_BAND, within CHANCE_SPREAD of one another."""
+    """The last CHANCE_STEPS losses or more (FROZEN_WINDOW at most) all in CHANCE_BAND, within CHANCE_SPREAD of one another."""
     values = []
-    for _, v in reversed(losses[-40:]):
+    for _, v in reversed(losses[-FROZEN_WINDOW:]):
         if not CHANCE_BAND[0] <= float(v) <= CHANCE_BAND[1]:
             break
         values.append(float(v))
@@ -139,5 +140,3 @@ def _same_metrics(a: tuple, b: tuple) -> bool:
     return len(a) == len(b) and all(ka == kb and (va.startswith(vb) or vb.startswith(va))
                                     and _significant(min(va, vb, key=len)) >= FROZEN_DIGITS
                                     for (ka, va), (kb, vb) in zip(a, b))
-
-

@@ -8,7 +8,6 @@ import re
 import pytest
 
 from vlkb.analyzer import tfidf
-from vlkb.analyzer.entry import SOURCE_NOTE
 from vlkb.analyzer.incidenttext import candidates, incident_document
 from vlkb.analyzer.regexinfo import required_literals
 from vlkb.analyzer.shortlist import SHORTLIST
@@ -43,8 +42,6 @@ def test_every_match_holds_a_required_literal(engine):
             text = text.strip()
             for e in engine.entries:
                 for rule in e.patterns:
-                    if rule.note.startswith(SOURCE_NOTE):
-                        continue  # source messages: test_source_messages checks their literals on their own text
                     if rule.regex.search(text):
                         need = required_literals(rule.regex)
                         assert need is None or any(lit in text for lit in need), (e.id, rule.regex.pattern, text)
@@ -69,8 +66,8 @@ def test_an_entry_whose_pattern_matches_is_always_scored(engine, tmp_path):
         seen = "\n".join(text for text, _ in cands)
         sl = engine.matcher._shortlist
         assert sl.admitted(root, doc, seen, sl.literals_in(seen)) == sl.admitted(root, doc, seen), f.name
-        matching = {e.id for e in engine.entries for rule in e.patterns if not rule.note.startswith(SOURCE_NOTE)
-                    and any(rule.regex.search(text) for text, _ in cands)}
+        matching = {e.id for e in engine.entries for rule in e.patterns
+                    if any(rule.regex.search(text) for text, _ in cands)}
         assert matching <= listed, (f.name, matching - listed)
 
 

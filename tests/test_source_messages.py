@@ -88,12 +88,18 @@ def test_an_entry_names_a_real_log_by_its_source_message_alone(tmp_path):
     assert not [g for s in d.matches if s.entry.id == ENTRY for g in s.signals if g.name == "regex"]
 
 
-def test_a_broken_source_messages_file_is_refused_with_its_line(tmp_path):
-    entry = next(p for p in SHIPPED).with_name(next(p for p in SHIPPED).parent.name + ".yaml")
+def _user_entry(tmp_path):
+    """A user KB holding a copy of the first shipped entry that has source messages, without them: the
+    path its source messages would have."""
+    entry = SHIPPED[0].with_name(SHIPPED[0].parent.name + ".yaml")
     folder = tmp_path / entry.parent.name
     folder.mkdir()
     shutil.copy(entry, folder / entry.name)
-    bad = folder / (entry.stem + sourcemsgs.SUFFIX)
+    return folder / (entry.stem + sourcemsgs.SUFFIX)
+
+
+def test_a_broken_source_messages_file_is_refused_with_its_line(tmp_path):
+    bad = _user_entry(tmp_path)
     bad.write_text('{"repo": "a/b", "path": "x.py", "line": "12"}\n')
     with pytest.raises(EntryError, match=rf"{re.escape(bad.name)}:1: a row needs"):
         load([tmp_path])
@@ -102,11 +108,7 @@ def test_a_broken_source_messages_file_is_refused_with_its_line(tmp_path):
 
 
 def test_lint_warns_of_a_row_too_generic_to_give_a_pattern(tmp_path):
-    entry = next(p for p in SHIPPED).with_name(next(p for p in SHIPPED).parent.name + ".yaml")
-    folder = tmp_path / entry.parent.name
-    folder.mkdir()
-    shutil.copy(entry, folder / entry.name)
     row = dict(sourcemsgs.read(SHIPPED[0])[0], template="{name} is not supported")
-    (folder / (entry.stem + sourcemsgs.SUFFIX)).write_text(json.dumps(row) + "\n")
+    _user_entry(tmp_path).write_text(json.dumps(row) + "\n")
     found = [p for p in lint_dir(tmp_path) if p.path.endswith(sourcemsgs.SUFFIX)]
     assert [p.key for p in found] == ["line 1"] and "too generic" in found[0].fix
