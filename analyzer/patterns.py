@@ -106,6 +106,10 @@ NOTEBOOK_NAME = rx.compile(r'^\s*"name": "(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?
 NOTEBOOK_MESSAGE = rx.compile(r'^\s*"message": "(?P<msg>.*?)(?:",)?\s*$')
 NOTEBOOK_END = rx.compile(r'^\s*(?:",|"stack": ")')
 
+# an exception chained under another as the JVM and some Node apps print it, "Caused by:
+# java.io.IOException: ..." or LM Studio's "- Caused By: Error: The model has crashed ...": the
+# exception line follows the prefix
+CAUSED_BY = rx.compile(r"^(?:- )?Caused [Bb]y: ")
 # threading's excepthook before a thread's traceback: "Exception in thread Thread-5:",
 # "Exception in thread Thread-1 (_pin_memory_loop):"
 THREAD_EXC = rx.compile(r"^Exception in thread [^:]{1,200}:\s*$")

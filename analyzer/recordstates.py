@@ -164,6 +164,13 @@ class RecordStates:
             op.state, op.gap = "chain", 0
             self._add(op, line)
             return True
+        cause = P.CAUSED_BY.match(text)
+        cause = cause and L.exception_line(text[cause.end():], strict=True)
+        if cause:  # a JVM or Node chain names its causes in turn: the last is the headline, as in Python's
+            op.incident.chain.append(Exc(cause[0], cause[1], line))
+            op.msg_lines += 1
+            self._add(op, line)
+            return True
         exc = op.incident.chain[-1]
         exc.message = f"{exc.message}\n{text.strip()}" if exc.message else text.strip()
         op.msg_lines += 1

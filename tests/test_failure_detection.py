@@ -305,6 +305,18 @@ def test_error_level_lines_of_healthy_runs_stay_clean(engine, tmp_path, line):
     assert d.verdict == "clean", d.root and d.root.first.text
 
 
+def test_a_chain_of_causes_is_a_failure_headed_by_its_last_cause(engine):
+    """An error chain the JVM or a Node app prints (LM Studio's log, field case lmstudio-bug-tracker-1347:
+    "Error: Rehydrated error" carried on from an [error] line, then "- Caused By: Error: Channel Error",
+    "- Caused By: Error: The model has crashed ..."): a failure, quoted by its last cause."""
+    d = engine.diagnose([str(ROOT_FIELD / "lmstudio-bug-tracker-1347.log")])
+    assert d.verdict == "unknown"
+    assert d.root.exception == "Error" and d.root.message.startswith("The model has crashed without additional")
+    assert d.root.quoted.text.startswith("- Caused By: Error: The model has crashed")
+    assert [e.message.split("\n")[0] for e in d.root.chain] == [
+        "Channel Error", "The model has crashed without additional information. (Exit code: 18446744072635812000)"]
+
+
 def test_the_debuggers_message_line_is_quoted_and_its_frames_read(engine, tmp_path):
     """VS Code's "Exception has occurred: T" is followed by the message, then the frames, innermost first
     (huggingface/diffusers#3405 as the similar-reports index keeps it): the message line is the

@@ -60,9 +60,6 @@ KNOWN_GAPS = {
                                       "term whose name says nothing of a loss, beside finite '*_loss' terms",
     "cases/minicpm-v-114.log": "llama.cpp's CLIP loader through LocalAI's debug log ('stderr clip_model_load: failed to "
                                "load vision model tensors'), a plain-words failure with no error, exception or exit line",
-    "cases/lmstudio-bug-tracker-1347.log": "a desktop app's JavaScript error chain (Node 'at fn (file:line:col)' frames, "
-                                           "'- Caused By: Error: The model has crashed ... (Exit code: N)'): vlkb reads "
-                                           "Python, C++ and launcher failures, not Node stacks",
     "cases/meta-llama-llama-786.log": "a lone '^C' after 'Fetching all parameters' (Colab stopped the conversion when "
                                       "RAM ran out), no kill, error or exit line",
 }
