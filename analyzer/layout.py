@@ -21,8 +21,8 @@ from .textnorm import CONTROL_C0, CleanLine, Span, clean, clean_spans, split_glu
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # bytes after which offsets in the raw line are not offsets in the cleaned one: C0 controls (a \r
 # redraw keeps only its last part), syslog's escaped ESC ("#033["), an escaped newline (a flattened
-# traceback is split in lines)
-_MOVES = rx.compile(CONTROL_C0.encode() + rb"|#033\[|\\n")
+# traceback is split in lines), a colour code that lost its ESC at the line's start (textnorm strips it)
+_MOVES = rx.compile(CONTROL_C0.encode() + rb"|#033\[|\\n|^\[(?:\d{1,3};){0,4}\d{1,3}m")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,9 @@ from .model import who_label
 # CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
 _ANSI = rx.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
                    r"|#033\[[0-?]{0,20}[ -/]{0,4}[@-~]")  # syslog writes ESC as "#033" (journald/rsyslog exports)
+# a colour code whose ESC byte a paste lost (GitHub shows "[1;36m(EngineCore_0 pid=399)[0;0m ERROR ..." for
+# vLLM's and Ray's coloured process prefixes): read as one only on a line that begins with one
+_SGR_REMNANT = rx.compile(r"\[(?:\d{1,3};){0,4}\d{1,3}m")
 # Log text is untrusted and must not reach a terminal raw: C0 controls (tab and newline kept) and DEL,
 # and C1 controls, U+0080-U+009F, which some terminals obey in UTF-8 too (U+009B is CSI, U+009D
 # OSC): a log line must not move the cursor or set the window's title.
@@ -52,6 +55,11 @@ _CSV_FRAME = rx.compile(r'File ""([^"]{1,4000})"", line (\d{1,7})([^"]{0,400})"?
 # prefix in the same shape ("(worker1, rank=1, pid=22249, ip=10.31.0.9) ", skypilot-org/skypilot#2355).
 _COMPOSE = rx.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
 _KUBECTL = rx.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
+# vLLM's logger ("ERROR 09-11 06:29:59 [core.py:702] ", before 0.6 "INFO 12-08 08:57:50 llm_engine.py:73] "):
+# its engine core logs a traceback one line at a time behind it, so it is read off as a logger's prefix
+# (its time, without a year, is not kept)
+_VLLM_LOG = rx.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? "
+                       r"\[?[\w.-]{1,100}:\d{1,6}\] ")
 _RAY = rx.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?:, rank=\d{1,6})?(?:,? pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
@@ -99,6 +107,8 @@ def strip_terminal(text: str) -> str:
     """Remove ANSI sequences and control characters; keep only the last redraw of a \\r line."""
     if "\x1b" in text or "#033[" in text:
         text = _ANSI.sub("", text)
+    if text[:1] == "[" and _SGR_REMNANT.match(text):
+        text = _SGR_REMNANT.sub("", text)
     if "\r" in text:
         parts = [p for p in text.split("\r") if p.strip()]
         text = parts[-1] if parts else ""
@@ -156,7 +166,7 @@ def clean_spans(raw: str) -> tuple[CleanLine, Span | None, Span | None, Span | N
         ts, ts_span, text, at = m.group(1), m.span(1), text[m.end():], m.end()
     host = rank = host_span = rank_span = None
     for _ in range(5):  # prefixes nest at most this deep in practice
-        m = _QUOTE.match(text) or _LINENO.match(text)
+        m = _QUOTE.match(text) or _LINENO.match(text) or _VLLM_LOG.match(text)
         if m and m.end():
             text, at = text[m.end():], at + m.end()
             continue

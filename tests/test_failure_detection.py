@@ -317,6 +317,21 @@ def test_a_chain_of_causes_is_a_failure_headed_by_its_last_cause(engine):
         "Channel Error", "The model has crashed without additional information. (Exit code: 18446744072635812000)"]
 
 
+def test_a_vllm_engine_cores_logged_traceback_is_read_frame_by_frame(engine, tmp_path):
+    """vLLM's engine core logs a traceback one line at a time behind its logger's prefix ("ERROR 09-11
+    06:29:59 [core.py:702] "), and GitHub shows its coloured process prefix without the ESC byte
+    ("[1;36m(EngineCore_0 pid=399)[0;0m "): field case qwen3-reranker-0.6b-6, once called clean. Both
+    are read off, so its frames are frames; with the ESC bytes in place it reads the same."""
+    case = ROOT_FIELD / "qwen3-reranker-0.6b-6.log"
+    d = engine.diagnose([str(case)])
+    assert d.verdict == "unknown" and d.root.kind == "traceback"
+    assert d.root.first.host == "EngineCore_0 pid=399"
+    assert [f.func for f in d.root.frames][-3:] == ["_process_engine_step", "step", "execute_model_with_error_logging"]
+    text = case.read_text(encoding="utf-8").replace("[1;36m", "\x1b[1;36m").replace("[0;0m", "\x1b[0;0m")
+    escaped = engine.diagnose([str(_write(tmp_path, "esc.log", text))])
+    assert [f.where for f in escaped.root.frames] == [f.where for f in d.root.frames]
+
+
 def test_the_debuggers_message_line_is_quoted_and_its_frames_read(engine, tmp_path):
     """VS Code's "Exception has occurred: T" is followed by the message, then the frames, innermost first
     (huggingface/diffusers#3405 as the similar-reports index keeps it): the message line is the

@@ -63,8 +63,6 @@ KNOWN_GAPS = {
     "cases/gnn4taskplan-10.log": "a batch client printing each request's caught exception as a repr ('Failed #id N: "
                                  "<class 'Exception'> {'object': 'error', 'message': 'Internal Server Error', ...}') "
                                  "and 'Completed 0 Failed 3': a remote server failed the requests, the script went on",
-    "cases/qwen3-reranker-0.6b-6.log": "vLLM's engine core traceback logged behind 'ERROR 09-11 06:29:59 [core.py:702] ' "
-                                       "and a colour code that lost its ESC ('[1;36m(EngineCore_0 pid=399)[0;0m')",
     "cases/meta-llama-llama-786.log": "a lone '^C' after 'Fetching all parameters' (Colab stopped the conversion when "
                                       "RAM ran out), no kill, error or exit line",
 }
