@@ -55,11 +55,12 @@ _CSV_FRAME = rx.compile(r'File ""([^"]{1,4000})"", line (\d{1,7})([^"]{0,400})"?
 # prefix in the same shape ("(worker1, rank=1, pid=22249, ip=10.31.0.9) ", skypilot-org/skypilot#2355).
 _COMPOSE = rx.compile(r"^([A-Za-z][\w.-]{0,63}[-_]\d{1,3}) {1,12}\| ")
 _KUBECTL = rx.compile(r"^\[pod/([^/\]\s]{1,253})/[^\]\s]{1,253}\] ")
-# vLLM's logger ("ERROR 09-11 06:29:59 [core.py:702] ", before 0.6 "INFO 12-08 08:57:50 llm_engine.py:73] "):
-# its engine core logs a traceback one line at a time behind it, so it is read off as a logger's prefix
-# (its time, without a year, is not kept)
-_VLLM_LOG = rx.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? "
+# vLLM's logger ("ERROR 09-11 06:29:59 [core.py:702] ", before 0.6 "INFO 12-08 08:57:50 llm_engine.py:73] "),
+# behind which its engine core logs a traceback line by line: read off (its yearless time not kept), except
+# on an error record outside a traceback, whose level alone says the run failed ("... fatal error.")
+_VLLM_LOG = rx.compile(r"^(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? "
                        r"\[?[\w.-]{1,100}:\d{1,6}\] ")
+_TRACEBACK_PART = rx.compile(r"Traceback \(most recent call last\)|\s|[A-Za-z_][\w.]{0,100}(?:Error|Exception)\b")
 _RAY = rx.compile(r"^\((?P<proc>[A-Za-z_][\w.:-]{0,80}(?:, rank=\d{1,6})?(?:,? pid=\d{1,9})?(?:, ip=[\d.:a-f]{3,45})?)\) ")
 
 # Rank prefixes, tried in order at the start of the line. Each yields (host, rank).
@@ -145,6 +146,11 @@ def split_glued(text: str) -> tuple[str, str]:
     return "", text
 
 
+def _vllm_prefix(text: str):
+    m = _VLLM_LOG.match(text)
+    return None if m and m.group("level")[0] in "EC" and not _TRACEBACK_PART.match(text, m.end()) else m
+
+
 def clean(raw: str) -> CleanLine:
     """Normalize one decoded line (without its newline)."""
     return clean_spans(raw)[0]
@@ -166,7 +172,7 @@ def clean_spans(raw: str) -> tuple[CleanLine, Span | None, Span | None, Span | N
         ts, ts_span, text, at = m.group(1), m.span(1), text[m.end():], m.end()
     host = rank = host_span = rank_span = None
     for _ in range(5):  # prefixes nest at most this deep in practice
-        m = _QUOTE.match(text) or _LINENO.match(text) or _VLLM_LOG.match(text)
+        m = _QUOTE.match(text) or _LINENO.match(text) or _vllm_prefix(text)
         if m and m.end():
             text, at = text[m.end():], at + m.end()
             continue

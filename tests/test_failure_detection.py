@@ -275,6 +275,9 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "#0  0x00007ffff7a42428 in __GI_raise (sig=sig@entry=6) at ../sysdeps/unix/sysv/linux/raise.c:54",
     # torch elastic's failure summary cut to its last line (field case X-R1-48)
     "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
+    # vLLM's logger at error level, no traceback behind it: the level says it (public report PKU-YuanGroup/Helios#62)
+    "ERROR 04-09 21:56:46 [diffusion_engine.py:82] [PID: 210907] 2026-04-09-21:56:40.384.694 "
+    "Memory_Allocation_Failure(EL0004): Failed to allocate memory requested by GE module.",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
@@ -292,6 +295,8 @@ def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     "NCCL_ASYNC_ERROR_HANDLING: 1, NCCL_DESYNC_DEBUG: 0",
     # the IDE's line after a run that ended well (signal-sigabrt's PyCharm fixture has the failed form)
     "Process finished with exit code 0",
+    # vLLM's logger at info level, its prefix read off (the head of a line of vllm-project/vllm#1984)
+    "INFO 12-08 08:57:50 llm_engine.py:73] Initializing an LLM engine with config: model='NousResearch/Yarn-Llama-2-70b-32k',",
     # a count in parentheses after a list (a line written for this test) is not faulthandler's module list
     "Loaded datasets: alpaca, sharegpt (total: 2)",
     # an address in a healthy log's own words (a line written for this test) is not a native frame
