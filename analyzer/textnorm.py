@@ -147,6 +147,7 @@ def split_glued(text: str) -> tuple[str, str]:
 
 
 def _vllm_prefix(text: str):
+    """vLLM's logger prefix as a match, None on an error record outside a traceback (see _VLLM_LOG)."""
     m = _VLLM_LOG.match(text)
     return None if m and m.group("level")[0] in "EC" and not _TRACEBACK_PART.match(text, m.end()) else m
 
