@@ -72,7 +72,7 @@ class Matcher:
         resembling, by_regex = self._shortlist.admitted(inc, doc_vec, seen, found)
         for i in sorted(resembling | by_regex):
             entry = self.entries[i]
-            regex = self._regex(entry, cands, inc, seen, found)
+            regex = self._regex(entry, cands, inc, found)
             if i in by_regex and regex.score == 0:
                 continue  # admitted for a pattern whose literal is there, and the pattern failed
             if regex.score == 0 and defining.conflict(mine, self._defining_tokens(entry)):
@@ -103,17 +103,16 @@ class Matcher:
         out.sort(key=lambda s: (-s.confidence, -sum(g.score for g in s.signals)))
         return out
 
-    def _regex(self, entry, cands, inc: Incident, seen: str, found: set[str] | None = None) -> Signal:
-        """`seen`: the candidate texts joined, where a pattern's required literals are looked for;
-        `found`: those literals that are there, when the shortlist's automaton already found them (an
-        entry with a thousand source messages then tests set membership, not a thousand substrings)."""
+    def _regex(self, entry, cands, inc: Incident, found: set[str]) -> Signal:
+        """`found`: the patterns' required literals that the candidate texts hold, found once for every
+        entry (one with a thousand source messages then tests set membership, not a thousand
+        substrings): a pattern none of whose literals is there cannot match and is not run."""
         best = Signal("regex", 0.0)
         for rule in entry.patterns:
             if rule.raised_in == "library" and not raised_in_library(inc):
                 continue
             need = self._need.get(rule.source)
-            if need is not None and not (any(lit in found for lit in need) if found is not None
-                                         else any(lit in seen for lit in need)):
+            if need is not None and not any(lit in found for lit in need):
                 continue
             for text, line in cands:
                 m = rule.regex.search(text)

@@ -30,6 +30,12 @@ def exception_line(text: str, strict: bool) -> tuple[str, str] | None:
     return m.group("type"), (m.group("msg") or "").strip()
 
 
+def caused_by(text: str) -> tuple[str, str] | None:
+    """(type, message) of a JVM or Node chain's `Caused by: <exception line>`."""
+    m = P.CAUSED_BY.match(text)
+    return exception_line(text[m.end():], strict=True) if m else None
+
+
 def cut_in_first_frame(inc: Incident) -> bool:
     """A traceback header whose first frame the excerpt cut ('  File "/home/u/proj', even '  Fi'), or
     flattened onto the header's own line by a paste that lost the newlines; a thread's exception header

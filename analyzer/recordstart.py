@@ -101,8 +101,8 @@ class RecordStarts:
         exc = L.exception_line(full if len(full) <= CLASSIFY_CHARS else text, strict=True)
         if exc is not None and len(full) > CLASSIFY_CHARS:  # the type leads the line: the message is the rest
             exc = (exc[0], full[len(exc[0]):].lstrip(":").strip())
-        if exc is None and (m := P.CAUSED_BY.match(text)):
-            exc = L.exception_line(text[m.end():], strict=True)
+        if exc is None:
+            exc = L.caused_by(text)
         if exc is None:
             # the regex is tried at every position; the words it needs are found by a substring test
             m = P.LOGGED_EXC.search(text) if "Error" in text or "Exception" in text else None

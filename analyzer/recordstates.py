@@ -164,8 +164,7 @@ class RecordStates:
             op.state, op.gap = "chain", 0
             self._add(op, line)
             return True
-        m = P.CAUSED_BY.match(text)
-        cause = L.exception_line(text[m.end():], strict=True) if m else None
+        cause = L.caused_by(text)
         if cause:  # a JVM or Node chain names its causes in turn: the last is the headline, as in Python's
             op.incident.chain.append(Exc(cause[0], cause[1], line))
             op.msg_lines += 1

@@ -60,11 +60,11 @@ class Shortlist:
         self._literal_entries = {lit: sorted(ids) for lit, ids in by_literal.items()}
         self._literals = _automaton(sorted(by_literal)) if len(entries) > SHORTLIST else None
 
-    def literals_in(self, seen: str) -> set[str] | None:
-        """The patterns' required literals that `seen` (the candidate texts joined) holds, found in one
-        pass; None without the automaton wheel, when each literal is tested on its own."""
+    def literals_in(self, seen: str) -> set[str]:
+        """The patterns' required literals that `seen` (the candidate texts joined) holds: found in one
+        pass by the automaton; without its wheel (or with a KB too small for one), tested one by one."""
         if self._literals is None:
-            return None
+            return {lit for lit in self._literal_entries if lit in seen}
         seen, spans = _found(self._literals, seen)
         return {seen[s:e] for _, s, e in spans}
 
@@ -91,11 +91,8 @@ class Shortlist:
         chosen = heapq.nlargest(SHORTLIST, hits, key=rank)  # trigger hits first, best first
         chosen += heapq.nlargest(SHORTLIST, (i for i in acc if i not in hits), key=rank)
         by_regex = set(self._always)
-        if self._literals is not None:
-            for lit in present if present is not None else self.literals_in(seen):
-                by_regex.update(self._literal_entries.get(lit, ()))
-        else:  # without the automaton wheel: test the literals directly
-            by_regex.update(i for lit, ids in self._literal_entries.items() if lit in seen for i in ids)
+        for lit in present if present is not None else self.literals_in(seen):
+            by_regex.update(self._literal_entries[lit])
         resembling = set(chosen)
         return resembling, by_regex - resembling
 

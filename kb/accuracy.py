@@ -33,10 +33,13 @@ def diagnose_fixtures(engine, fixtures: list[fx.Fixture]):
             yield f, engine.diagnose([str(path)], top=len(engine.entries))
 
 
-def evaluate(engine, entries: list) -> list[Outcome]:
+def evaluate(engine, entries: list, diagnosed=None) -> list[Outcome]:
+    """`diagnosed`: fixture -> its diagnosis with every entry scored, when already at hand."""
     family = {e.id: e.family for e in entries}
+    fixtures = fx.discover(entries)
+    pairs = ((f, diagnosed(f)) for f in fixtures) if diagnosed else diagnose_fixtures(engine, fixtures)
     out = []
-    for f, d in diagnose_fixtures(engine, fx.discover(entries)):
+    for f, d in pairs:
         top = d.matches[0] if d.matches else None
         predicted = d.named.entry.family if d.named else NONE
         truth = family[f.entry] if f.kind == "pos" else (f.family or NONE)

@@ -81,6 +81,24 @@ def engine():
     return load_engine()
 
 
+@pytest.fixture(scope="session")
+def diagnosed(engine, tmp_path_factory):
+    """A KB fixture's diagnosis with every entry scored (as kb/accuracy.py diagnoses it), computed once
+    per session for every test that reads it: the fixture harness, the shortlist's checks and the
+    generated accuracy table all diagnose the same 2,000 logs."""
+    where = tmp_path_factory.mktemp("kb-fixtures")
+    done = {}
+
+    def get(fixture):
+        if fixture.name not in done:
+            path = where / fixture.name
+            path.write_text(fixture.text, encoding="utf-8")
+            done[fixture.name] = engine.diagnose([str(path)], top=len(engine.entries))
+        return done[fixture.name]
+
+    return get
+
+
 @pytest.fixture
 def run_vlkb():
     """Run the CLI in a subprocess: (returncode, stdout, stderr)."""

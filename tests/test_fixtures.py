@@ -17,15 +17,9 @@ BLESS = "python scripts/bless_fixtures.py   # moves #=MATCH=# to the line vlkb n
 ALL = fx.discover(load())
 
 
-def _diagnose(engine, fixture, tmp_path):
-    path = tmp_path / fixture.name
-    path.write_text(fixture.text, encoding="utf-8")
-    return engine.diagnose([str(path)], top=5)
-
-
 @pytest.mark.parametrize("fixture", [f for f in ALL if f.kind == "pos"], ids=lambda f: f.name)
-def test_positive(engine, fixture, tmp_path):
-    d = _diagnose(engine, fixture, tmp_path)
+def test_positive(engine, fixture, diagnosed):
+    d = diagnosed(fixture)
     silent = next(e for e in engine.entries if e.id == fixture.entry).silent  # a run that went on, warning
     assert d.verdict == ("suspicious" if silent else "known"), f"{fixture.name}: verdict {d.verdict}, candidates " + \
         ", ".join(f"{s.entry.id}={s.confidence}" for s in d.matches)
@@ -44,8 +38,8 @@ def test_positive(engine, fixture, tmp_path):
 
 
 @pytest.mark.parametrize("fixture", [f for f in ALL if f.kind == "neg"], ids=lambda f: f.name)
-def test_negative(engine, fixture, tmp_path):
-    d = _diagnose(engine, fixture, tmp_path)
+def test_negative(engine, fixture, diagnosed):
+    d = diagnosed(fixture)
     same = [s for s in d.matches if s.entry.id == fixture.entry]
     assert not same or same[0].confidence < d.threshold, \
         f"{fixture.name}: {fixture.entry} fired at {same[0].confidence} (threshold {d.threshold})"
@@ -59,8 +53,8 @@ def test_negative(engine, fixture, tmp_path):
 
 
 @pytest.mark.parametrize("fixture", [f for f in ALL if f.kind == "unknown"], ids=lambda f: f.name)
-def test_unknown(engine, fixture, tmp_path):
-    d = _diagnose(engine, fixture, tmp_path)
+def test_unknown(engine, fixture, diagnosed):
+    d = diagnosed(fixture)
     assert d.verdict == "unknown", f"{fixture.name}: verdict {d.verdict}, top " + \
         ", ".join(f"{s.entry.id}={s.confidence}" for s in d.matches)
     assert d.root is not None  # the failure is still extracted and shown

@@ -119,14 +119,13 @@ def test_kb_path_env_adds_entries(run_vlkb, tmp_path):
     assert "# Ours - " in out
 
 
-def test_generated_docs_are_current():
+def test_generated_docs_are_current(engine, diagnosed):
     from vlkb.kb import accuracy as report
     from vlkb.kb import docs, load
-    from vlkb.kb import load_engine
 
     entries = load()
     assert (ROOT / "kb/INDEX.md").read_text() == docs.render_index(entries), "run `vlkb kb fit`"
-    outcomes = report.evaluate(load_engine(), entries)
+    outcomes = report.evaluate(engine, entries, diagnosed)
     table = report.markdown_table(outcomes, sorted({e.family for e in entries}))
     readme = (ROOT / "README.md").read_text()
     assert f"{report.README_START}\n{table}\n{report.README_END}" in readme, "run `vlkb kb fit`"

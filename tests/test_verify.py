@@ -16,15 +16,16 @@ torch = pytest.importorskip("torch", reason="vlkb verify needs the verify extra 
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
+    # two at a time, as a 2-core CI machine allows: the report keeps the entries' order
     result = CliRunner().invoke(cli, ["verify", "--all", "--device", "cpu", "--format", "json",
-                                      "--logs", str(home)])
+                                      "--logs", str(home), "--jobs", "2"])
     return result.exit_code, {v["entry"]: v for v in json.loads(result.output)}
 
 
 def test_every_entry_with_a_repro_is_reproduced_and_fixed(verdicts):
     code, by_entry = verdicts
-    expected = {e.id for e in load() if e.verify.get("repro") in catalog.REPROS}
-    assert set(by_entry) == expected and len(expected) >= 2
+    expected = [e.id for e in load() if e.verify.get("repro") in catalog.REPROS]
+    assert list(by_entry) == expected and len(expected) >= 2
     for v in by_entry.values():
         assert v["before"]["exit_code"] not in (0, None), v
         if v["closed_loop"] is None:  # a mechanism-only repro says so
@@ -99,21 +100,27 @@ def _repro_pids() -> set[int]:
 
 
 @pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="needs /proc to find the repro processes")
-def test_sigterm_stops_verify_and_the_repro_it_runs(tmp_path):
-    """What the TUI's cancel key does: SIGTERM to `vlkb verify` takes its repro's process group down."""
+def test_sigterm_stops_verify_and_the_repros_it_runs(tmp_path):
+    """What the TUI's cancel key does: SIGTERM to `vlkb verify` takes its repros' process groups down,
+    each of those running side by side with --jobs, and starts no other."""
     import os
     import signal
     import subprocess
     import sys
 
     before = _repro_pids()
-    proc = subprocess.Popen([sys.executable, "-m", "vlkb", "verify", "ddp-mark-variable-ready-twice", "--stream",
+    entries = ("ddp-mark-variable-ready-twice", "zero-grad-reduced-twice", "loss-nan")  # the slow two first
+    proc = subprocess.Popen([sys.executable, "-m", "vlkb", "verify", *entries, "--jobs", "2", "--stream",
                              "--device", "cpu", "--logs", str(tmp_path)], stderr=subprocess.PIPE,
                             stdout=subprocess.DEVNULL)
-    for raw in proc.stderr:  # wait until the repro runs and talks
-        if raw.startswith(b"[before] "):
+    talking = set()
+    for raw in proc.stderr:  # wait until both repros run and talk, each line prefixed by its entry
+        who, _, rest = raw.decode().partition(" ")
+        if rest.startswith("[before] "):
+            talking.add(who.strip("[]"))
+        if talking == set(entries[:2]):
             break
-    assert _repro_pids() - before, "the repro should be running now"
+    assert len(_repro_pids() - before) >= 2, "both repros should be running now"
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 128 + signal.SIGTERM
     proc.stderr.close()
@@ -121,5 +128,6 @@ def test_sigterm_stops_verify_and_the_repro_it_runs(tmp_path):
         if not _repro_pids() - before:
             break
         __import__("time").sleep(0.1)
-    assert not _repro_pids() - before, "the repro and its workers must be gone"
+    assert not _repro_pids() - before, "the repros and their workers must be gone"
+    assert not (tmp_path / "loss-nan").exists(), "no repro starts once stopped"
     assert os.path.exists(tmp_path / "ddp-mark-variable-ready-twice" / "before.log")

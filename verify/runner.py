@@ -18,6 +18,11 @@ from vlkb.subproc import module_command
 from .catalog import REPROS, Repro
 from .repros._common import ENV_PREFIX
 
+_LIVE: set[subprocess.Popen] = set()  # the repros running now, in whichever thread started them
+_LIVE_LOCK = threading.Lock()
+_STOPPED = threading.Event()  # the command was interrupted: no repro starts any more
+_DIAGNOSE = threading.Lock()  # repros run side by side (vlkb verify --jobs); their logs are diagnosed in turn
+
 
 @dataclass
 class Run:
@@ -91,6 +96,10 @@ def run_once(repro: Repro, mode: str, device: str, timeout: float, outdir: Path,
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             env=env, start_new_session=True)
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
+        if _STOPPED.is_set():  # stopped while this one was starting
+            _kill_group(proc)
     expired = threading.Event()
     timer = threading.Timer(timeout, lambda: (expired.set(), _kill_group(proc)))
     timer.start()
@@ -106,7 +115,23 @@ def run_once(repro: Repro, mode: str, device: str, timeout: float, outdir: Path,
         if proc.poll() is None:  # stopped from outside (SIGTERM, Ctrl-C): take the repro down too
             _kill_group(proc)
             proc.wait()
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
     return Run(mode, None if expired.is_set() else code, round(time.perf_counter() - t, 2), log, _env(log))
+
+
+def allow_runs() -> None:
+    """A new command: repros may start (after an earlier one in this process was stopped)."""
+    _STOPPED.clear()
+
+
+def stop_all() -> None:
+    """The command was interrupted: kill every repro still running, with all its workers (the threads
+    reading them then end), and start none after."""
+    with _LIVE_LOCK:
+        _STOPPED.set()
+        for proc in _LIVE:
+            _kill_group(proc)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -131,11 +156,14 @@ def verify(entry, engine, device: str, timeout: float, outdir: Path,
     repro = REPROS[entry.verify["repro"]]
     runs = []
     for mode in ("before", "after"):
+        if _STOPPED.is_set():
+            raise RuntimeError("vlkb verify was stopped")
         tell = (lambda text, m=mode: on_line(f"[{m}] {text}")) if on_line else None
         if on_line:
             on_line(f"== {entry.id}: {mode} ({repro.before if mode == 'before' else repro.after}) on {device}")
         run = run_once(repro, mode, device, timeout, outdir / entry.id, tell)
-        d = engine.diagnose([str(run.log)])
+        with _DIAGNOSE:
+            d = engine.diagnose([str(run.log)])
         if d.named:  # "known", or "suspicious" for a silent entry's repro (it warns, no step fails)
             run.diagnosis, run.confidence = d.named.entry.family, d.named.confidence
         if on_line:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import click
 
@@ -24,11 +25,15 @@ INSTALL = "pip install 'vlkb[verify]'  (torch, transformers, deepspeed)"
 @click.option("--logs", type=click.Path(file_okay=False), default=None,
               help="Where the runs' logs go (default: $VLKB_HOME/verify).")
 @click.option("--stream", is_flag=True, help="Write the repros' output to stderr as it comes, each line "
-              "prefixed by its side ([before], [after]); the report stays on stdout.")
+              "prefixed by its side ([before], [after]; with --jobs, by its entry too); the report stays "
+              "on stdout.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Entries replayed at once (each entry's before and after stay in turn); the report "
+              "keeps the entries' order. Repros are small: on CPU, up to the core count pays.")
 @kb_option
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True,
               help="Output format.")
-def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, stream) -> None:
+def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, stream, jobs) -> None:
     """Replay an entry's failure ("before"), then the same run with its fix ("after"); check that the
     failure reproduced, that vlkb diagnoses its own repro's log as that entry, and that the fix passes.
     Exit 0 only when every entry is both reproduced and fixed.
@@ -36,7 +41,7 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, 
     \b
     Example:
       vlkb verify tensor-does-not-require-grad
-      vlkb verify --all --device cpu --format json
+      vlkb verify --all --device cpu --format json --jobs 2
       vlkb verify ddp-mark-variable-ready-twice --stream
     """
     from pathlib import Path
@@ -58,7 +63,7 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, 
         chosen = [by_id[i] for i in entry_ids]
     else:
         fail("name an entry, or use --all or --list")
-    from vlkb.verify.runner import missing_modules, resolve_device, verify as run_verify
+    from vlkb.verify.runner import allow_runs, missing_modules, resolve_device, stop_all, verify as run_verify
 
     missing = sorted({m for e in chosen for m in missing_modules(REPROS[e.verify["repro"]])})
     if missing:
@@ -69,16 +74,27 @@ def verify(entry_ids, run_all, list_only, device, timeout, logs, extra_kb, fmt, 
     outdir = Path(logs) if logs else home() / "verify"
     replays = []
     each = FORMATS[fmt].each
-    on_line = _to_stderr if stream else None
-    previous = signal.signal(signal.SIGTERM, _stop)  # a TUI cancelling us: unwind, so the repro is killed
+
+    def replay(e):
+        tell = None
+        if stream:
+            tell = _to_stderr if jobs == 1 else (lambda text, who=e.id: _to_stderr(f"[{who}] {text}"))
+        return run_verify(e, engine, dev, timeout, outdir, tell)
+
+    previous = signal.signal(signal.SIGTERM, _stop)  # a TUI cancelling us: unwind, so the repros are killed
+    allow_runs()
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="vlkb-verify")
     try:
-        for e in chosen:
-            v = run_verify(e, engine, dev, timeout, outdir, on_line)
+        for v in pool.map(replay, chosen):  # in the entries' order, whichever ends first
             replays.append(v)
             if each is not None:
                 emit(each(v))
+    except BaseException:  # SIGTERM, Ctrl-C: every repro still running goes too, and none starts
+        stop_all()
+        raise
     finally:
         signal.signal(signal.SIGTERM, previous)
+        pool.shutdown(wait=False, cancel_futures=True)
     emit(FORMATS[fmt].render(replays, Context(dev, outdir)))
     sys.exit(0 if all(v.ok for v in replays) else 1)
 
