@@ -149,7 +149,7 @@ TRIGGER = rx.compile(
     rb"|undefined symbol|Failed to import|Exit code: |The actor |Received signal |IOT instruction|Check failure stack"
     rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
     rb"|corrupted double-linked|malloc_consolidate\(\): |Check failed: |Begin stack trace |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
-    rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS ="
+    rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS =|nans detected|NaNs detected"
     rb"|Failed to validate prompt|prompt_outputs_failed_validation|\(total: "
     # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")
     rb"|failed assertion `|errored: |killing sweep|\(failed |abort  |bus error  |segmentation fault  |trace trap  |illegal hardware instruction|floating point exception"

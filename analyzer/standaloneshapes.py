@@ -131,6 +131,9 @@ STANDALONE = [
         # BigDL's DistriOptimizer ("... Throughput is 447.2 records/second. Loss is Infinity. Current learning rate")
         r"|(?:^|\. )Loss is (?:nan|NaN|-?inf|-?Infinity)\b|non-finite loss, ending training|The gradients at all steps are invalid in this epoch"
         r"|(?:OVERFLOW!|[Oo]verflow).{0,300}?reducing (?:loss scale )?to (?:[0-8](?:\.0+)?|0\.\d+|\d(?:\.\d+)?e-\d+)\s*$"
+        # a non-zero count of NaNs found in activations or gradients (Fast-LLM's tensor-parallel check:
+        # "MISMATCH layer 0 fw 31,297,822 / 33,554,432 [31,297,822 nans detected locally]")
+        r"|\b[1-9][\d,]{0,20} (?:[Nn]a[Nn]s?|NANS?) detected\b"
     )),
     # failures stated on one line, with no exception line of their own (errorshapes.py); the shapes that
     # hold no literal of MIN_LITERAL bytes apart, so that the literal prefilter can skip the first
