@@ -57,8 +57,11 @@ class Reader:
         return incidents[0] if incidents and incidents[0].root else None
 
 
-def compare(mine: Signature, my_vec: dict, theirs: Signature, their_vec: dict, idf: dict) -> Likeness | None:
-    """The report's likeness to the failure; None when a deciding token or the exception differs."""
+def compare(mine: Signature, my_vec: dict, theirs: Signature, their_vec: dict, idf: dict,
+            floor: float = 0.0) -> Likeness | None:
+    """The report's likeness to the failure; None when a deciding token or the exception differs, or
+    when the likeness cannot reach `floor` even with the fuzzy part at its most (fuzzy matching is
+    most of a comparison's cost, and a search for close reports skips it for the far ones)."""
     if not (mine.usable and theirs.usable):
         return None
     if mine.exception and theirs.exception and mine.exception != theirs.exception:
@@ -75,14 +78,17 @@ def compare(mine: Signature, my_vec: dict, theirs: Signature, their_vec: dict, i
     both = set(mine.frames) & set(theirs.frames)
     if not both and min(mine.specificity, theirs.specificity) < SPECIFIC_WORDS:
         return None
-    parts = {"tfidf": max(0.0, tfidf.cosine(my_vec, their_vec)),
-             "fuzzy": fuzz.token_set_ratio(mine.text, theirs.text) / 100 * _length_ratio(mine.text, theirs.text)}
+    lengths = _length_ratio(mine.text, theirs.text)
+    parts = {"tfidf": max(0.0, tfidf.cosine(my_vec, their_vec)), "fuzzy": lengths}  # fuzzy: its bound, first
     weights = dict(WEIGHTS)
     if mine.frames and theirs.frames:
         parts["frames"] = len(both) / min(len(mine.frames), len(theirs.frames))
     else:
         weights.pop("frames")
     total = sum(weights.values())
+    if floor > 0 and sum(parts[k] * w for k, w in weights.items()) / total < floor:
+        return None
+    parts["fuzzy"] = fuzz.token_set_ratio(mine.text, theirs.text) / 100 * lengths
     score = sum(parts[k] * w for k, w in weights.items()) / total
     words = sorted(set(my_vec) & set(their_vec), key=lambda t: (-idf.get(t, 0.0), t))[:6]  # ties by name: a set's order is the run's
     return Likeness(round(score, 4), {k: round(v, 4) for k, v in parts.items()}, tuple(words),

@@ -149,31 +149,37 @@ class Index:
         if not sig.usable or not words:
             return []
         query = " OR ".join(f'"{w}"' for w in words)
+        # the candidates' ids and URLs only: a row is read whole when it is found
         rows = self.db.execute(
-            "select r.* from reports r join (select rowid, rank from reports_fts where reports_fts match ? "
-            "order by rank limit ?) c on r.rowid = c.rowid", [query, CANDIDATES])
-        names = [c[0] for c in rows.description]
+            "select r.id, r.url from reports r join (select rowid, rank from reports_fts where reports_fts "
+            "match ? order by rank limit ?) c on r.rowid = c.rowid", [query, CANDIDATES]).fetchall()
+        self._read_signatures([rid for rid, _ in rows if rid not in self._read])
         mine = tfidf.transform(sig.text, self.idf)
-        found: dict[str, Found] = {}
-        for values in rows:
-            row = dict(zip(names, values))
-            key = report_key(row["url"])
+        best: dict[str, tuple] = {}  # report key -> (likeness, row id)
+        for rid, url in rows:
+            key = report_key(url)
             if key in exclude:
                 continue
-            theirs, their_vec = self._row_signature(row)
-            like = compare(sig, mine, theirs, their_vec, self.idf)
+            theirs, their_vec = self._read[rid]
+            like = compare(sig, mine, theirs, their_vec, self.idf, floor)
             if like is None or like.score < floor:
                 continue
-            if key not in found or like.score > found[key].likeness.score:
-                found[key] = _found(row, like)
-        return sorted(found.values(), key=lambda f: (-f.likeness.score, f.url))[:k]
+            if key not in best or like.score > best[key][0].score:
+                best[key] = (like, rid)
+        found = [_found(self._whole(rid), like) for like, rid in best.values()]
+        return sorted(found, key=lambda f: (-f.likeness.score, f.url))[:k]
 
-    def _row_signature(self, row: dict) -> tuple[Signature, dict]:
-        got = self._read.get(row["id"])
-        if got is None:
-            theirs = Signature.from_json(json.loads(row["signature"]))
-            got = self._read[row["id"]] = (theirs, tfidf.transform(theirs.text, self.idf))
-        return got
+    def _read_signatures(self, ids: list[int]) -> None:
+        for at in range(0, len(ids), 500):  # SQLite's bound on a statement's parameters
+            part = ids[at:at + 500]
+            marks = ",".join("?" * len(part))
+            for rid, text in self.db.execute(f"select id, signature from reports where id in ({marks})", part):
+                theirs = Signature.from_json(json.loads(text))
+                self._read[rid] = (theirs, tfidf.transform(theirs.text, self.idf))
+
+    def _whole(self, rid: int) -> dict:
+        cur = self.db.execute("select * from reports where id = ?", [rid])
+        return dict(zip([c[0] for c in cur.description], cur.fetchone()))
 
 
 def _found(row: dict, like) -> Found:

@@ -7,6 +7,7 @@ every field is checked and made inert before it is used (report_index.py reads t
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from importlib import resources
@@ -20,6 +21,7 @@ FIX_KINDS = ("fix", "fixed-in", "workaround", "no-fix", "unknown")
 MAX_RECORD = 20_000  # characters of a record line; a longer one is not a report's error
 
 
+@functools.lru_cache(maxsize=16384)  # a search keys every candidate row: the same URLs, again and again
 def report_key(url: str) -> str:
     """An issue's identity across renamed owners and repos: `llamafactory#8424`."""
     m = re.search(r"github\.com/[^/]+/([^/]+)/(?:issues|pull|discussions)/(\d+)", url)
