@@ -142,9 +142,11 @@ def test_persisted_tfidf_equals_scikit_learn():
     probes = docs + [SAMPLES.joinpath(p.name).read_text() for p in SAMPLES.glob("*.log")] + \
         ["RuntimeError: Expected to mark a variable ready only once", ""]
     terms = vec.get_feature_names_out()
+    refit = tfidf.fit_idf(docs)
     for text in probes:
-        want = {terms[j]: v for j, v in zip(vec.transform([text]).indices, vec.transform([text]).data)}
-        for got in (tfidf.transform(text, index["idf"]), tfidf.transform(text, tfidf.fit_idf(docs))):
+        row = vec.transform([text])
+        want = {terms[j]: v for j, v in zip(row.indices, row.data)}
+        for got in (tfidf.transform(text, index["idf"]), tfidf.transform(text, refit)):
             assert got.keys() == want.keys()
             assert all(abs(got[t] - want[t]) < 1e-9 for t in want)
 
