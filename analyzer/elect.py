@@ -18,7 +18,7 @@ CASCADE = rx.compile(
     r"ChildFailedError|ProcessRaisedException|SignalException|CalledProcessError|KeyboardInterrupt|BrokenPipeError"
     r"|ConnectionResetError|Connection reset by peer|Connection closed by peer|RendezvousClosedError"
     r"|DistNetworkError|DistStoreError|Received SIG(?:TERM|INT)|closing signal SIGTERM"
-    r"|exits with return code|returned non-zero exit status|process group has NOT been destroyed"
+    r"|exits with return code|returned non-zero exit status|exited with non-zero status|process group has NOT been destroyed"
     r"|Watchdog caught collective operation timeout|NCCL operations have failed or timed out"
     r"|NCCL communicator was aborted|ProcessGroupNCCL|DistBackendError"
 )

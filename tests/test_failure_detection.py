@@ -50,6 +50,17 @@ def test_a_launchers_own_failure_is_not_its_cascade(engine, tmp_path):
 
 
 
+def test_a_wrappers_report_of_a_childs_exit_is_its_cascade(engine):
+    """DeepSpeed-Chat's train.py runs each step as a child and raises `RuntimeError: Step 2 exited with
+    non-zero status 247` once the deepspeed launcher logged `exits with return code = -9` (DeepSpeed#3261):
+    the wrapper's exception reports the child's death, so the kill line is the root."""
+    d = engine.diagnose([str(ROOT_FIELD / "DeepSpeed-3261.log")])
+    assert d.root.first.text.startswith("exits with return code = -9")
+    assert d.verdict == "known" and d.matches[0].entry.id == "host-oom-sigkill"
+    wrapper = [inc for inc in d.incidents if inc.exception == "RuntimeError"]
+    assert wrapper and all(inc.cascade for inc in wrapper)
+
+
 def test_a_traceback_cut_inside_runpy_is_not_a_launchers_report(engine, tmp_path):
     """`python -m axolotl.cli.train` cut right after its runpy frames (axolotl#1092): runpy is the entry
     of any `python -m` run, so the cut traceback stays the root before an NCCL timeout after it."""
