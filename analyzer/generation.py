@@ -31,7 +31,9 @@ GENERATED = "the generated text repeats"  # how every statement begins
 # one printed by every rank, "You are using a model of type llava to instantiate a model of type
 # llava_llama. ...", as often as there are ranks)
 _HEADER = (r"\d{1,2}:\d{2}:\d{2}|\b(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL|FATAL)\b|[Ww]arn(?:ing|\()|Error\b"
-           r"|Exception\b|Traceback|File \"|it/s\b|s/it\b|%\||\[rank")
+           # a native library's message with its status ("!!!! kernel execution error. (m: 768, n: 1, k: 256,
+           # error: 13)", DeepSpeed's cuBLAS wrapper once per GEMM of every layer)
+           r"|\berror: ?\d|Exception\b|Traceback|File \"|it/s\b|s/it\b|%\||\[rank")
 # a whole line of repeats needs all the marks; a word repeated ten times along a line (an API's JSON
 # answer whose text loops) only the marks of a logger's line, a trace or a bar
 _LOG_HEADER = rx.compile(_HEADER)
