@@ -24,13 +24,18 @@ class Outcome:
     others_above: list[str]  # other entries above the threshold (the cross-check)
 
 
+def diagnose_fixture(engine, fixture: fx.Fixture, where: Path):
+    """The fixture's diagnosis with every entry scored, diagnosed as a file on disk under `where`."""
+    path = where / fixture.name
+    path.write_text(fixture.text, encoding="utf-8")
+    return engine.diagnose([str(path)], top=len(engine.entries))
+
+
 def diagnose_fixtures(engine, fixtures: list[fx.Fixture]):
-    """(fixture, diagnosis with every entry scored) for each fixture, diagnosed as a file on disk."""
+    """(fixture, diagnose_fixture) for each fixture."""
     with tempfile.TemporaryDirectory() as tmp:
         for f in fixtures:
-            path = Path(tmp) / f.name
-            path.write_text(f.text, encoding="utf-8")
-            yield f, engine.diagnose([str(path)], top=len(engine.entries))
+            yield f, diagnose_fixture(engine, f, Path(tmp))
 
 
 def evaluate(engine, entries: list, diagnosed=None) -> list[Outcome]:

@@ -83,17 +83,17 @@ def engine():
 
 @pytest.fixture(scope="session")
 def diagnosed(engine, tmp_path_factory):
-    """A KB fixture's diagnosis with every entry scored (as kb/accuracy.py diagnoses it), computed once
-    per session for every test that reads it: the fixture harness, the shortlist's checks and the
+    """A KB fixture's diagnosis as kb/accuracy.py makes it (every entry scored), computed once per
+    session for every test that reads it: the fixture harness, the shortlist's checks and the
     generated accuracy table all diagnose the same 2,000 logs."""
+    from vlkb.kb.accuracy import diagnose_fixture
+
     where = tmp_path_factory.mktemp("kb-fixtures")
     done = {}
 
     def get(fixture):
         if fixture.name not in done:
-            path = where / fixture.name
-            path.write_text(fixture.text, encoding="utf-8")
-            done[fixture.name] = engine.diagnose([str(path)], top=len(engine.entries))
+            done[fixture.name] = diagnose_fixture(engine, fixture, where)
         return done[fixture.name]
 
     return get

@@ -36,32 +36,24 @@ def test_required_literals(pattern, expected):
 @pytest.fixture(scope="module")
 def incidents(engine, diagnosed):
     """Each positive fixture's root incident with its candidate texts (what the matcher's regexes are
-    run on), and, for every distinct candidate text of them all, the entries one of whose patterns
-    matches it: every pattern is run on every text once, and both checks below read the result."""
+    run on), and every KB pattern with the distinct candidate texts of them all that it matches: each
+    pattern is run on each text once, and both checks below read the result."""
     roots = [(f, root, candidates(root)) for f in POSITIVES if (root := diagnosed(f).root) is not None]
     texts = sorted({text for _, _, cands in roots for text, _ in cands})
-    matching: dict[str, set[str]] = {}
-    for e in engine.entries:
-        for rule in e.patterns:
-            for text in filter(rule.regex.search, texts):
-                matching.setdefault(text, set()).add(e.id)
-    return roots, matching
+    matches = [(e.id, rule, list(filter(rule.regex.search, texts))) for e in engine.entries for rule in e.patterns]
+    return roots, matches
 
 
-def test_every_match_holds_a_required_literal(engine, incidents):
+def test_every_match_holds_a_required_literal(incidents):
     """Soundness on real text: wherever a KB pattern matches a fixture's candidate text, one of its
     required literals is in that text."""
-    roots, matching = incidents
+    roots, matches = incidents
     checked = 0
-    for e in engine.entries:
-        if not any(e.id in ids for ids in matching.values()):
-            continue
-        for rule in e.patterns:
-            need = required_literals(rule.regex)
-            for text, ids in matching.items():
-                if e.id in ids and rule.regex.search(text):
-                    assert need is None or any(lit in text for lit in need), (e.id, rule.regex.pattern, text)
-                    checked += 1
+    for entry_id, rule, hits in matches:
+        need = required_literals(rule.regex) if hits else None
+        for text in hits:
+            assert need is None or any(lit in text for lit in need), (entry_id, rule.regex.pattern, text)
+            checked += 1
     assert checked >= len(roots) // 2
 
 
@@ -69,7 +61,11 @@ def test_an_entry_whose_pattern_matches_is_always_scored(engine, incidents):
     """For every positive fixture, each entry whose regex matches the root incident is in the shortlist,
     whatever its TF-IDF rank."""
     assert len(engine.entries) > SHORTLIST  # otherwise the shortlist is the whole KB and this is moot
-    roots, matching = incidents
+    roots, matches = incidents
+    matching: dict[str, set[str]] = {}  # candidate text -> the entries one of whose patterns matches it
+    for entry_id, _, hits in matches:
+        for text in hits:
+            matching.setdefault(text, set()).add(entry_id)
     for f, root, cands in roots:
         doc = tfidf.transform(incident_document(root), engine.matcher.idf)
         listed = {e.id for e in engine.matcher.shortlist(root, doc, cands)}
