@@ -23,6 +23,7 @@ REPEAT_BLOCKS = 4  # a block of 2..MAX_PERIOD lines this many times running
 MAX_PERIOD = 8
 REPEAT_UNITS = 10  # one unit (a word, a token, a few characters) this many times running on one line
 MAX_UNIT = 8  # characters of a unit repeated without spaces
+REPEAT_CHARS = 40  # one character this many times running, a word of its own
 SCAN_CHARS = 4096  # of a line, the head that is read
 GENERATED = "the generated text repeats"  # how every statement begins
 
@@ -73,18 +74,30 @@ def _generated(text: str) -> bool:
     return len(_WORD.findall(text)) >= 3 or len(_CJK.findall(text)) >= 4
 
 
+# the characters of rules, bars, arrows and empty containers: a unit made of these alone is layout
+_RULE_CHARS = set("-=_*#.~+|/\\^<>()[]{}'\"`,; \t") | {chr(c) for c in range(0x2500, 0x25a0)}
+
+
 def _unit_ok(unit: str) -> bool:
-    """A repeated unit that is text, not a rule (`=====`), a bar or a number dump."""
+    """A repeated unit that is text, not a rule (`=====`), a bar or a number dump; or punctuation that
+    is not layout (`{: {: {:`, a policy collapsed to one token pair)."""
     if _SPECIAL.search(unit) and not _SPECIAL.sub("", unit).strip():
         return True
     words = _WORD.findall(unit) or _CJK.findall(unit)
-    return bool(words) and not all(_DUMP_WORDS.match(w) for w in words)
+    if not words:
+        return not any(ch.isalnum() for ch in unit) and len(set(unit) - _RULE_CHARS) >= 1 and len(set(unit.strip())) > 1
+    return not all(_DUMP_WORDS.match(w) for w in words)
 
 
 # one word or a pair of words, then the same again at least REPEAT_UNITS - 1 times (on a line whose
 # spaces are normalised); a unit of 2-8 characters repeated with nothing between (`<unk><unk>`, `好的好的`)
 _WORDS_RUN = rx.compile(r"(?<!\S)(\S{1,40}(?: \S{1,40})?)(?: \1(?!\S)){%d,}" % (REPEAT_UNITS - 1))
 _CHARS_RUN = rx.compile(r"(\S{2,%d}?)\1{%d,}" % (MAX_UNIT, REPEAT_UNITS - 1))
+# one character REPEAT_CHARS times and more, a word of its own: a letter of any script, or the marks a
+# collapsed model emits (`<think>!!!!!!...`, `,,,,,,...`, `MMMMMM...`, `好好好...`). Digits (`0.99999`),
+# rule characters and `?` (what a console that cannot encode the text prints for each character) are
+# not text; a letter inside a longer word (`AAAA` in base64) is not its own word.
+_CHAR_RUN = rx.compile(r"(?<![^\W_])([^\W\d_]|[!,;，。！、])\1{%d,}(?![^\W_])" % (REPEAT_CHARS - 1))
 
 
 def _repeated(text: str) -> tuple[str, int] | None:
@@ -103,7 +116,14 @@ def _repeated(text: str) -> tuple[str, int] | None:
         count = len(m.group(0)) // len(unit)
         if (best is None or count > best[1]) and len(set(unit)) > 1 and _unit_ok(unit):
             best = (unit, count)
-    return best
+    run = _char_run(text)
+    return run if run and (best is None or run[1] > best[1]) else best
+
+
+def _char_run(text: str) -> tuple[str, int] | None:
+    """The longest run on the line of one character (`_CHAR_RUN`), with its count."""
+    runs = [(m.group(1), len(m.group(0))) for m in _CHAR_RUN.finditer(text)]
+    return max(runs, key=lambda r: r[1]) if runs else None
 
 
 def degenerate(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
@@ -134,9 +154,11 @@ def degenerate(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | N
                              f"{GENERATED} {what} {repeats} times running")
     for (lineno, c), is_bare in zip(rows, bare):
         head = c.text[:SCAN_CHARS]
-        if not is_bare or _LOG_HEADER.search(head):
+        if (not is_bare and c.rank is not None) or _LOG_HEADER.search(head):
             continue
-        hit = _repeated(head)
+        # a Ray actor prefixes what it prints, generated samples too (verl's "(main_task pid=9648) <think>!!!!"):
+        # there only a run of one character, text no log line is made of, is read
+        hit = _repeated(head) if is_bare else _char_run(head)
         if hit and (found is None or lineno > found[0].lineno):
             found = (Line(path, lineno, c.text, c.rank, c.host),
                      f"{GENERATED} \"{_quoted(hit[0], 40)}\" {hit[1]} times running on one line")

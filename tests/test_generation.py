@@ -1,7 +1,7 @@
 """Generated text that loops (analyzer/generation.degenerate): said for a model's output, never for a
 log's own repeated lines."""
 from conftest import ROOT
-from vlkb.analyzer.generation import GENERATED, degenerate
+from vlkb.analyzer.generation import GENERATED, REPEAT_CHARS, degenerate
 from vlkb.analyzer.progress import TAIL_BYTES
 from vlkb.kb import fixtures as fx
 from vlkb.kb import load
@@ -30,6 +30,10 @@ def test_each_shape_of_a_loop_is_stated_with_what_repeats():
     assert said["pos-llama2-accessory-instruction-block-loops"] == f"{GENERATED} a block of 4 lines 7 times running"
     assert said["pos-qwen-chatml-end-tokens-loop"].startswith(f'{GENERATED} the line "<|im_start|><|im_end|>"')
     assert said["pos-vllm-multi-lora-words-repeat"] == f'{GENERATED} "раницa" 18 times running on one line'
+    assert said["pos-glm4-finetune-exclamation-marks"] == f'{GENERATED} "!" 128 times running on one line'
+    assert said["pos-deepspeed-chat-rlhf-actor-braces"] == f'{GENERATED} "{{:" 10 times running on one line'
+    assert said["pos-medicalgpt-baichuan-commas"].startswith(f'{GENERATED} "," ')
+    assert said["pos-sglang-mla-repeated-letter"] == f'{GENERATED} "M" 59 times running on one line'
 
 
 def test_a_logs_own_repeats_are_not_generated_text():
@@ -46,6 +50,28 @@ def test_a_logs_own_repeats_are_not_generated_text():
     assert _said(["tensor([nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan], device='cuda:0')"]) is None
     assert _said(["            True, True, True, True, True, True, True, True, True, True, True,"] * 3) is None
     assert _said(["0x7f 0x7f 0x7f 0x7f 0x7f 0x7f 0x7f 0x7f 0x7f 0x7f 0x7f"]) is None
+
+
+def test_one_character_as_a_word_of_its_own_is_generated_text_but_not_inside_a_word_a_number_or_a_rule():
+    """A letter or mark REPEAT_CHARS times running as a word of its own, also behind a Ray actor's prefix
+    (verl prints its samples so); never the run of a letter inside base64, of digits, of `?` (a console
+    that cannot encode the text), of a rule, nor a rank's log line."""
+    assert _said(["<think>" + "!" * REPEAT_CHARS]) == f'{GENERATED} "!" {REPEAT_CHARS} times running on one line'
+    assert _said(["<think>" + "!" * (REPEAT_CHARS - 1)]) is None
+    assert _said(["(main_task pid=9648) <think>" + "!" * 60]) == f'{GENERATED} "!" 60 times running on one line'
+    assert _said(["[rank0]: " + "!" * 60]) is None
+    assert _said(["好" * 50]) == f'{GENERATED} "好" 50 times running on one line'
+    assert _said(["data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA" + "A" * 60 + "BJRU5ErkJggg=="]) is None
+    assert _said(["lr 0." + "9" * 50, "saved to C:\\Users\\" + "?" * 50, "#" * 80, "." * 80, "_" * 80]) is None
+
+
+def test_a_unit_of_punctuation_is_generated_text_unless_it_is_layout():
+    """`{: {: {:` (a collapsed policy) is; arrows, empty containers and rules along a line are not."""
+    assert _said(["Assistant:  " + "{: " * 12]) == f'{GENERATED} "{{:" 12 times running on one line'
+    assert _said(["[" + "{}, " * 12 + "{}]"]) is None
+    assert _said(["a " + "-> " * 12 + "b"]) is None
+    assert _said(["| " + "--- | " * 12]) is None
+    assert _said(["(), " * 12]) is None
 
 
 def test_fewer_repeats_than_the_threshold_are_not_a_loop():
