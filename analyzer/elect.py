@@ -7,7 +7,7 @@ killed worker is the answer only when no real exception explains the run.
 from __future__ import annotations
 
 from . import defining, rx
-from .errorshapes import BUILD_ERROR, GLIBC_HEAP, HYDRA_JOB
+from .errorshapes import BUILD_ERROR, GLIBC_HEAP, HYDRA_JOB, STATED_FAILED
 from .model import Incident
 from .patterns import CPP_FRAME
 from .standaloneshapes import NCCL
@@ -44,9 +44,10 @@ _CLASS = {"traceback": 0, "error": 0, "signal": 2, "metric": 3, "nccl": 4, "logg
 
 def _detail_follows(text: str) -> bool:
     """A failure that says where or that, not what: a C++ backtrace cut before its message, a compiler's
-    error, Hydra's notice, glibc's heap check. A signal, a metric or the exception after it, if the log
-    has one, says more."""
-    return bool(CPP_FRAME.match(text) or BUILD_ERROR.search(text) or HYDRA_JOB.match(text) or GLIBC_HEAP.match(text))
+    error, Hydra's notice, glibc's heap check, a job's sentence that it failed. A signal, a metric or the
+    exception after it, if the log has one, says more."""
+    return bool(CPP_FRAME.match(text) or BUILD_ERROR.search(text) or HYDRA_JOB.match(text) or GLIBC_HEAP.match(text)
+                or STATED_FAILED.match(text))
 
 
 # Frames of the launchers themselves: a traceback that never leaves them is the launcher reporting

@@ -1,9 +1,9 @@
 """The error kind's one-line shapes: failures a line states with no exception line of its own (a
 CUDA kernel's assert, a native build that failed, glibc's heap checks, a job runner's notice, ...).
 
-standaloneshapes.STANDALONE tries them as its "error" kind. elect.py names three of them (BUILD_ERROR,
-GLIBC_HEAP, HYDRA_JOB): each says where or that a failure happened, not what, so what follows it is
-elected first.
+standaloneshapes.STANDALONE tries them as its "error" kind. elect.py names four of them (BUILD_ERROR,
+GLIBC_HEAP, HYDRA_JOB, STATED_FAILED): each says where or that a failure happened, not what, so what
+follows it is elected first.
 
 Pattern-writing rules (STYLE.md point 5): anchor where the printer anchors, match stable text, never
 numbers or paths; a pattern that is not obvious says which program prints it.
@@ -44,6 +44,12 @@ GLIBC_HEAP = rx.compile(
     r"|corrupted double-linked list|malloc_consolidate\(\): invalid chunk size)\s*$"
 )
 
+# a job, a service or a step saying in a sentence of its own that it failed, the whole line ("Job failed:
+# {'job_id': 3459, 'status': 'FAILED', ...}" from Lamini's client, "Finetune is failed" from Refact's before
+# its exception, "Service started failed." from a ComfyUI node): that, not what; glog's "Check failed:" and
+# the BSD "Assertion failed:" have shapes of their own
+STATED_FAILED = rx.compile(r"^(?:> )?(?!Check |Assertion )[A-Z][a-z]{1,20}(?: [a-z]{1,20}){0,3} (?:failed|FAILED)(?:[.!]?\s*$|: \S)")
+
 # failures stated on one line, with no exception line of their own: a CUDA kernel's assert
 # (`...Loss.cu:250: ...: block: [0,0,0] ... Assertion `t >= 0` failed.`), a state dict whose tensors
 # do not fit (`size mismatch for x: copying a param with shape ...`, the header may be cut off),
@@ -68,7 +74,13 @@ ERROR_LINE = rx.compile(
     # requests refusing an HTTP answer (models.py raise_for_status: "422 Client Error: Unprocessable Entity for
     # url: https://api.bfl.ai/v1/finetune"), whatever a logger put before it
     r"|\b[45]\d\d (?:Client|Server) Error: .{0,200}? for url: \S"
-    r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
+    # an OpenAI-compatible server's error answer (vLLM's and FastChat's ErrorResponse, printed as JSON
+    # or a dict's repr: "{'object': 'error', 'message': 'Internal Server Error', 'code': 50001}")
+    r"""|['"]object['"]: ?['"]error['"], ?['"]message['"]: ?"""
+    # a C library's function naming what it could not do (llama.cpp's "clip_model_load: failed to load
+    # vision model tensors"), and STATED_FAILED
+    r"|\b[a-z][a-z0-9_]{2,40}: failed to (?:load|open|read|allocate|initiali[sz]e|create|map|mmap) "
+    r"|" + STATED_FAILED.pattern + r"|^\[(?:CUDA|cuBLAS|CUBLAS|cuDNN|CUDNN|NCCL) ERROR\] |^Assertion failed: \(.{1,300}\), function \S{1,200}, file \S{1,300}, line \d"
     r"|^error: 'mps\.\w{1,60}' op "
     # glibc's assert() ("python: ../nptl/pthread_mutex_lock.c:81: __pthread_mutex_lock: Assertion
     # `mutex->__data.__owner == 0' failed."), a c10 internal assert without its RuntimeError line

@@ -160,7 +160,7 @@ TRIGGER = rx.compile(
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
     rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
-    rb"|An error occurred in MPI_|Weights only load failed|atchdog thread terminated"
+    rb"|An error occurred in MPI_|Weights only load failed|atchdog thread terminated| failed|object': 'error'|object\": \"error\"|object\":\"error\""
     rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of|\.py in "
     rb"|make: |make\[|nvcc fatal|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")

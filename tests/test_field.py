@@ -46,9 +46,6 @@ def test_no_holdout_case_is_a_fixture():
 KNOWN_GAPS = {
     "cases/bitsandbytes-367.log": "only bitsandbytes' CPU-library warnings; the KB holds that warning alone is not a "
                                   "failure (bitsandbytes-cuda-setup-failed.neg-warning-only-no-failure)",
-    "cases/lamini-24.log": "a hosted service's status dict ('Job failed: {... 'status': 'FAILED'}'), no local failure",
-    "cases/comfyuijanuspro-8.log": "a ComfyUI node's 'Service started failed.' and Windows' pause prompt, no error "
-                                   "line; words too common to read as a failure",
     "cases/minigpt4-354.log": "webdataset warnings wrapping a skipped sample's ValueError and 'Loaded 0 records', "
                               "then the paste ends: an empty dataset that no error line states",
     "cases/unsloth-6294.log": "Unsloth Studio's path sandbox refusing a job ('path escapes root: <dir> is not under "
@@ -58,11 +55,6 @@ KNOWN_GAPS = {
                                       "frames and exception cut off",
     "cases/google-research-2322.log": "a radiance-field trainer's loss terms, one of them 'data: inf' on every line: a "
                                       "term whose name says nothing of a loss, beside finite '*_loss' terms",
-    "cases/minicpm-v-114.log": "llama.cpp's CLIP loader through LocalAI's debug log ('stderr clip_model_load: failed to "
-                               "load vision model tensors'), a plain-words failure with no error, exception or exit line",
-    "cases/gnn4taskplan-10.log": "a batch client printing each request's caught exception as a repr ('Failed #id N: "
-                                 "<class 'Exception'> {'object': 'error', 'message': 'Internal Server Error', ...}') "
-                                 "and 'Completed 0 Failed 3': a remote server failed the requests, the script went on",
     "cases/meta-llama-llama-786.log": "a lone '^C' after 'Fetching all parameters' (Colab stopped the conversion when "
                                       "RAM ran out), no kill, error or exit line",
 }
