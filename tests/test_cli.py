@@ -1,18 +1,22 @@
 """The command line contract: help, exit codes, the JSON schema, inert rendering of log text."""
 import json
 import os
+import subprocess
 import sys
 
 import click
 import pytest
 
 from conftest import SAMPLES
-from vlkb.cli import cli
+from vlkb.cli import LAZY, cli
 
 SAMPLE = str(SAMPLES / "ms-swift-minicpmv-dpo-zero2.log")
 
 
 def _commands(group, prefix=()):
+    if group is cli:  # the lazily imported commands too, whatever this process imported before
+        for name in LAZY:
+            cli.get_command(click.Context(cli), name)
     for name, cmd in group.commands.items():
         yield prefix + (name,), cmd
         if isinstance(cmd, click.Group):
@@ -22,6 +26,26 @@ def _commands(group, prefix=()):
 @pytest.mark.parametrize("path,cmd", list(_commands(cli)), ids=lambda x: " ".join(x) if isinstance(x, tuple) else "")
 def test_every_command_has_help_with_an_example(path, cmd):
     assert cmd.help and "Example" in cmd.help, f"vlkb {' '.join(path)} needs help text with an Example"
+
+
+@pytest.mark.parametrize("name", sorted(LAZY))
+def test_help_lists_a_lazy_command_by_its_own_help(name):
+    """`vlkb --help` shortens the paragraph cli.LAZY keeps for a command it has not imported: the same
+    words, at every width, as click takes from the command's own help."""
+    import importlib
+
+    from click.utils import make_default_short_help
+
+    cmd = getattr(importlib.import_module(f"vlkb.{LAZY[name][0]}"), name)
+    for limit in (20, 45, 60, 74, 200, 1000):
+        assert make_default_short_help(LAZY[name][1], limit) == cmd.get_short_help_str(limit), limit
+
+
+def test_help_imports_no_other_command():
+    code = ("import sys\nfrom vlkb.cli import LAZY, main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('loaded:', [m for m, _ in LAZY.values() if 'vlkb.' + m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+    assert "Commands:" in out and "  verify " in out and "loaded: []" in out, out
 
 
 def test_dash_h_works(run_vlkb):

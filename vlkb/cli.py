@@ -20,22 +20,47 @@ FAIL_ON = {"known": {"known", "suspicious"}, "unknown": {"unknown"}, "any": {"kn
            "never": set()}
 
 
-# the other commands, imported when one is run or help lists them: `vlkb diagnose` needs none of them
-# (a fifth of its start-up on a small log)
-LAZY = {"kb": "kb_cli", "history": "history_cli", "reports": "reports_cli", "triage": "triage_cli",
-        "diff": "diff_cli", "verify": "verify_cli", "tui": "tui_cli"}
+# the other commands, imported when one is run: `vlkb diagnose` needs none of them (a fifth of its
+# start-up on a small log), nor does `vlkb --help`, which lists each by the first paragraph of its help,
+# kept here (tests/test_cli.py holds it to the command's own)
+LAZY = {
+    "kb": ("kb_cli", "Browse, search, lint and extend the knowledge base."),
+    "history": ("history_cli", "List recent diagnoses and the most frequent failures that `vlkb diagnose` recorded."),
+    "reports": ("reports_cli", "Public failure reports: build their index, search it with a log, add your own."),
+    "triage": ("triage_cli", "Diagnose every failed job of a fleet and group them: by entry, by fingerprint, new "
+               "ones, and the hosts and ranks that hold more failed roots than chance."),
+    "diff": ("diff_cli", "What is different this time: the lines of FAILED whose template (the line with its time, "
+             "rank and host prefixes removed and its numbers, ids, hex and paths masked) never appears in HEALTHY, "
+             "a run of the same job that went well, in the order they first appear."),
+    "verify": ("verify_cli", 'Replay an entry\'s failure ("before"), then the same run with its fix ("after"); check '
+               "that the failure reproduced, that vlkb diagnoses its own repro's log as that entry, and that the "
+               "fix passes."),
+    "tui": ("tui_cli", "Browse the KB, or read the diagnosis of training logs pinned on the log itself, and replay "
+            "a fix."),
+}
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *LAZY])
+        return sorted({*super().list_commands(ctx), *LAZY})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in LAZY and name not in self.commands:
             import importlib
 
-            self.add_command(getattr(importlib.import_module(f"vlkb.{LAZY[name]}"), name))
+            self.add_command(getattr(importlib.import_module(f"vlkb.{LAZY[name][0]}"), name))
         return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's list of commands, each lazy one shortened from its stored paragraph, not imported."""
+        from click.utils import make_default_short_help
+
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        rows = [(n, self.commands[n].get_short_help_str(limit) if n in self.commands
+                 else make_default_short_help(LAZY[n][1], limit)) for n in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT)
