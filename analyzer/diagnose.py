@@ -100,11 +100,13 @@ class Engine:
     """A loaded KB with its index (vlkb.kb.load_engine builds one); reuse one for many diagnoses."""
 
     def __init__(self, entries: list, idf: dict, vectors: dict, calibration: Calibration,
-                 literals: dict | None = None, cache_dir: Path | None = None):
-        """`cache_dir`: where compiled matchers may be kept between runs (analyzer/trigger.py)."""
+                 literals: dict | None = None, cache_dir: Path | None = None, source: bytes | None = None):
+        """`cache_dir`: where compiled matchers and derived tables may be kept between runs
+        (analyzer/trigger.py, analyzer/shortlist.py); `source`: what `vectors` and `literals` were read
+        from (the index file's bytes), which the kept tables are named by."""
         self.entries = entries
         self.calibration = calibration
-        self.matcher = Matcher(entries, idf, vectors, calibration, literals)
+        self.matcher = Matcher(entries, idf, vectors, calibration, literals, cache_dir, source)
         self._silent_phrases = [t for e in entries if e.silent for t in e.triggers]
         # a silent entry's phrases find its warnings among incidents; they never make a failure
         phrases = sorted({t for e in entries if not e.silent for t in e.triggers})

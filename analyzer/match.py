@@ -13,6 +13,7 @@ time (kb/fit.py), so 0.8 means about 8 in 10 such matches were right on the fixt
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from rapidfuzz import fuzz
 
@@ -35,8 +36,10 @@ FUZZY_HEAD = 160
 
 class Matcher:
     def __init__(self, entries: list, idf: dict[str, float], vectors: dict[str, tfidf.Vector],
-                 calibration: Calibration, literals: dict[str, list[str] | None] | None = None):
-        """`literals`: each pattern's required literals as `kb fit` stored them (parsed here when absent)."""
+                 calibration: Calibration, literals: dict[str, list[str] | None] | None = None,
+                 cache_dir: Path | None = None, source: bytes | None = None):
+        """`literals`: each pattern's required literals as `kb fit` stored them (parsed here when absent);
+        `cache_dir`, `source`: where the shortlist's tables are kept, and what they derive from (Shortlist)."""
         self.entries = entries
         self.idf = idf
         self.vectors = vectors
@@ -47,7 +50,7 @@ class Matcher:
         self._defining: dict[str, dict] = {}
         # which entries an incident is scored against (analyzer/shortlist.py); each pattern's required
         # literals also spare the regex itself where none of them is in the incident
-        self._shortlist = Shortlist(entries, vectors, literals)
+        self._shortlist = Shortlist(entries, vectors, literals, cache_dir, source)
         self._need = self._shortlist.need
 
     def shortlist(self, inc: Incident, doc_vec: tfidf.Vector, cands: list[tuple[str, Line]]) -> list:

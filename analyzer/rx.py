@@ -7,7 +7,10 @@ cache folder (diskcache.py: $VLKB_HOME/cache), built by an earlier run of the sa
 
 A kept copy is plain data (marshal: strings, integers, lists and dicts, no code objects) for
 exactly this interpreter and regex engine (its name holds sys.version and the engine's magic
-number), and the engine checks every instruction list it is given. Whatever goes wrong (no copy, a
+number), and the engine checks every instruction list it is given. Each pattern in it carries the
+number of the last write whose run used it: one left unused for STALE_AFTER writes (a KB since
+changed, a release upgraded from) is dropped, so the copy holds what the commands use, not every
+pattern a KB ever had (reading 4,000 patterns cost a small log's diagnosis 40 ms). Whatever goes wrong (no copy, a
 copy of another build, an interpreter whose `re` is laid out differently), `compile` is `re.compile`.
 Nothing is written unless a command asks for it (`keep_at_exit`): importing the core as a library
 never writes into the user's home.
@@ -36,7 +39,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     except ImportError:
         _compiler = None
 
-MAX_KEPT = 4096  # patterns in one copy (a user's extra KB adds its own); past it, nothing new is added
+MAX_KEPT = 4096  # patterns in one copy (a user's extra KB adds its own); past it, the least recently used go
+STALE_AFTER = 8  # writes a kept pattern may go unused before it is dropped
 _NAME = f"regex-{sys.implementation.cache_tag}-{getattr(_sre, 'MAGIC', 0) if _compiler else 0}.marshal"
 _BUILD = sys.version  # a copy is read only by the interpreter build that wrote it
 
@@ -46,15 +50,18 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("VLKB_HOME") or Path.home() / ".vlkb") / "cache"
 
 
-def _read(path: Path) -> dict:
+def _read(path: Path) -> tuple[int, dict]:
+    """(the copy's write number, its table), or (0, {}) for a copy of another build or format."""
     try:
-        build, table = marshal.loads(path.read_bytes())
+        build, generation, table = marshal.loads(path.read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    return table if build == _BUILD and isinstance(table, dict) else {}
+        return 0, {}
+    ok = build == _BUILD and isinstance(generation, int) and isinstance(table, dict)
+    return (generation, table) if ok else (0, {})
 
 
-_kept: dict = _read(_cache_dir() / _NAME) if _compiler else {}  # (pattern, flags) -> _sre.compile's arguments
+# (pattern, flags) -> (the last write that used it, _sre.compile's arguments)
+_generation, _kept = _read(_cache_dir() / _NAME) if _compiler else (0, {})
 _used: set = set()  # (pattern, flags) this process took from _kept
 _missed: set = set()  # (pattern, flags) compiled in full in this process
 _keeping: set = set()  # folders a copy is written to at exit
@@ -70,10 +77,10 @@ def compile(pattern: str | bytes, flags: int = 0) -> re.Pattern:
 
 def _compile(pattern: str | bytes, flags: int) -> re.Pattern:
     key = (pattern, int(flags))
-    args = _kept.get(key)
-    if args is not None:
+    kept = _kept.get(key)
+    if kept is not None:
         try:
-            compiled = _sre.compile(pattern, *args)
+            compiled = _sre.compile(pattern, *kept[1])
             _used.add(key)
             return compiled
         except Exception:  # noqa: BLE001 - a copy this engine refuses: compile it in full
@@ -151,12 +158,22 @@ def _keep(folder: Path) -> None:
 
     if not _missed:
         return
-    # the copy read, with this run's new patterns; past MAX_KEPT, only what this run used
-    table = dict(_kept) if len(_kept) + len(_missed) <= MAX_KEPT else {k: _kept[k] for k in _used if k in _kept}
+    # this run's patterns carry this write's number; the others keep theirs until STALE_AFTER writes
+    # have passed them by; past MAX_KEPT, the least recently used go
+    generation = _generation + 1
+    table = {k: v for k, v in list(_kept.items()) if _stamp(v) > generation - STALE_AFTER}
+    table.update({k: (generation, _kept[k][1]) for k in list(_used) if k in _kept})
     try:
-        for pattern, flags in list(_missed)[:MAX_KEPT - len(table)]:
-            table[(pattern, flags)] = assembled(pattern, flags)
-        data = marshal.dumps((_BUILD, table))
+        for pattern, flags in list(_missed)[:MAX_KEPT]:
+            table[(pattern, flags)] = (generation, assembled(pattern, flags))
+        if len(table) > MAX_KEPT:
+            table = dict(sorted(table.items(), key=lambda kv: kv[1][0], reverse=True)[:MAX_KEPT])
+        data = marshal.dumps((_BUILD, generation, table))
     except Exception:  # noqa: BLE001 - an interpreter whose `re` differs: no head start, same answers
         return
     write_atomic(folder / _NAME, data)
+
+
+def _stamp(kept) -> int:
+    """The write number of a kept (number, arguments) pair; -1 for anything else, which is dropped."""
+    return kept[0] if isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[0], int) else -1

@@ -8,8 +8,11 @@ literals tell analyzer/match.py which patterns cannot match and need not run.
 from __future__ import annotations
 
 import heapq
+import marshal
+from pathlib import Path
 
 from . import tfidf
+from .diskcache import kept
 from .model import Incident
 from .regexinfo import required_literals
 from .trigger import ahocorasick_rs
@@ -22,43 +25,25 @@ class Shortlist:
     """The inverted TF-IDF index, the trigger phrases and the patterns' required literals of a KB."""
 
     def __init__(self, entries: list, vectors: dict[str, tfidf.Vector],
-                 literals: dict[str, list[str] | None] | None = None):
-        """`literals`: each pattern's required literals as `kb fit` stored them (parsed here when absent)."""
+                 literals: dict[str, list[str] | None] | None = None, cache_dir: Path | None = None,
+                 source: bytes | None = None):
+        """`literals`: each pattern's required literals as `kb fit` stored them (parsed here when absent).
+        `source`: what `vectors` and `literals` were read from (the index file's bytes): with `cache_dir`,
+        the tables derived from them and from the entries' rules are kept there between runs (building
+        them was a sixth of a small log's diagnosis); the automata are built from the tables each run."""
         self.entries = entries
-        # inverted TF-IDF index and trigger phrases: a large KB is narrowed to a shortlist per incident.
-        # Each term keeps its CHAMPIONS heaviest entries (champion lists, Manning et al., IR ch. 7), and
-        # terms found in over a quarter of the entries are dropped: neither discriminates.
-        postings: dict[str, list[tuple[float, int]]] = {}
-        for i, e in enumerate(entries):
-            for term, w in vectors.get(e.id, {}).items():
-                postings.setdefault(term, []).append((w, i))
-        common = max(SHORTLIST, len(entries) // 4)
-        self._postings = {t: [(i, w) for w, i in heapq.nlargest(CHAMPIONS, p)]
-                          for t, p in postings.items() if len(p) <= common}
-        self._phrase_entries: dict[str, list[int]] = {}
-        for i, e in enumerate(entries):
-            for phrase in dict.fromkeys(e.triggers):
-                self._phrase_entries.setdefault(phrase, []).append(i)
-        self._phrases = _automaton(sorted(self._phrase_entries)) if len(entries) > SHORTLIST else None
-        # a regex that matches must never be left out by the shortlist: each pattern's required
-        # literals (regexinfo.required_literals) put its entry in; a pattern without one, always
-        by_literal: dict[str, set[int]] = {}
-        self._always = set()
-        # the same literals spare the regex itself: a pattern none of whose literals is in the
-        # incident cannot match there, so it is neither compiled nor run (compiling the patterns of
-        # the entries a log makes the matcher score was most of a small log's diagnosis)
-        self.need: dict[str, tuple[str, ...] | None] = {}
-        for i, e in enumerate(entries):
-            for rule in e.patterns:
-                pattern = rule.source
-                need = literals[pattern] if literals and pattern in literals else required_literals(rule.regex)
-                self.need[pattern] = tuple(need) if need else None
-                if need is None:
-                    self._always.add(i)
-                for lit in need or ():
-                    by_literal.setdefault(lit, set()).add(i)
-        self._literal_entries = {lit: sorted(ids) for lit, ids in by_literal.items()}
-        self._literals = _automaton(sorted(by_literal)) if len(entries) > SHORTLIST else None
+        if cache_dir is not None and source is not None:
+            rules = marshal.dumps([(e.id, list(e.triggers), [r.source for r in e.patterns]) for e in entries])
+            tables = kept(cache_dir, "shortlist", ".marshal", [source, rules, f"marshal {marshal.version}".encode()],
+                          lambda: _tables(entries, vectors, literals), marshal.dumps, _load_tables,
+                          (EOFError, ValueError, TypeError))
+        else:
+            tables = _tables(entries, vectors, literals)
+        self._postings, self._phrase_entries, self.need, always, self._literal_entries = tables
+        self._always = set(always)
+        small = len(entries) <= SHORTLIST
+        self._phrases = None if small else _automaton(sorted(self._phrase_entries))
+        self._literals = None if small else _automaton(sorted(self._literal_entries))
 
     def literals_in(self, seen: str) -> set[str]:
         """The patterns' required literals that `seen` (the candidate texts joined) holds: found in one
@@ -95,6 +80,49 @@ class Shortlist:
             by_regex.update(self._literal_entries[lit])
         resembling = set(chosen)
         return resembling, by_regex - resembling
+
+
+def _tables(entries: list, vectors: dict[str, tfidf.Vector], literals: dict | None) -> tuple:
+    """(postings, phrase -> entries, pattern -> required literals, entries always admitted, literal ->
+    entries): plain data, as diskcache keeps it."""
+    # inverted TF-IDF index and trigger phrases: a large KB is narrowed to a shortlist per incident.
+    # Each term keeps its CHAMPIONS heaviest entries (champion lists, Manning et al., IR ch. 7), and
+    # terms found in over a quarter of the entries are dropped: neither discriminates.
+    postings: dict[str, list[tuple[float, int]]] = {}
+    for i, e in enumerate(entries):
+        for term, w in vectors.get(e.id, {}).items():
+            postings.setdefault(term, []).append((w, i))
+    common = max(SHORTLIST, len(entries) // 4)
+    champions = {t: [(i, w) for w, i in heapq.nlargest(CHAMPIONS, p)] for t, p in postings.items() if len(p) <= common}
+    phrase_entries: dict[str, list[int]] = {}
+    for i, e in enumerate(entries):
+        for phrase in dict.fromkeys(e.triggers):
+            phrase_entries.setdefault(phrase, []).append(i)
+    # a regex that matches must never be left out by the shortlist: each pattern's required literals
+    # (regexinfo.required_literals) put its entry in; a pattern without one, always. The same literals
+    # spare the regex itself: a pattern none of whose literals is in the incident cannot match there,
+    # so it is neither compiled nor run (compiling the patterns of the entries a log makes the matcher
+    # score was most of a small log's diagnosis)
+    by_literal: dict[str, set[int]] = {}
+    always: set[int] = set()
+    need: dict[str, tuple[str, ...] | None] = {}
+    for i, e in enumerate(entries):
+        for rule in e.patterns:
+            found = literals[rule.source] if literals and rule.source in literals else required_literals(rule.regex)
+            need[rule.source] = tuple(found) if found else None
+            if found is None:
+                always.add(i)
+            for lit in found or ():
+                by_literal.setdefault(lit, set()).add(i)
+    return champions, phrase_entries, need, sorted(always), {lit: sorted(ids) for lit, ids in by_literal.items()}
+
+
+def _load_tables(data: bytes) -> tuple:
+    tables = marshal.loads(data)
+    if not (isinstance(tables, tuple) and len(tables) == 5 and isinstance(tables[3], list)
+            and all(isinstance(tables[k], dict) for k in (0, 1, 2, 4))):
+        raise ValueError("not a shortlist")
+    return tables
 
 
 def _automaton(phrases: list[str]):

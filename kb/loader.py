@@ -155,12 +155,13 @@ def load(extra_dirs: list[str | Path] = (), parsed: dict[str, dict] | None = Non
     return list(by_id.values())
 
 
-def read_index(path: Path, cache_dir: Path | None = None) -> dict:
+def read_index(path: Path, cache_dir: Path | None = None, raw: bytes | None = None) -> dict:
     """The persisted index (kb fit). Parsing its 2.4 MB of JSON is a tenth of `vlkb diagnose` on a
     small log; with `cache_dir`, a marshal copy keyed by the file's bytes and the interpreter's
     marshal format is read instead (plain data only: marshal builds no objects of other types and
-    runs no code). A copy that cannot be read or written is ignored."""
-    raw = path.read_bytes()
+    runs no code). A copy that cannot be read or written is ignored. `raw`: the file's bytes, when
+    the caller read them."""
+    raw = path.read_bytes() if raw is None else raw
 
     def load_copy(data: bytes) -> dict:
         index = marshal.loads(data)
@@ -183,12 +184,15 @@ def load_engine(extra_kb: list[str | Path] = (), cache_dir: Path | None = None):
 
     if cache_dir is not None:
         rx.keep_at_exit(Path(cache_dir))  # the regexes compiled in full this run, for the next one
-    index = read_index(index_path(), cache_dir)
+    raw = index_path().read_bytes()
+    index = read_index(index_path(), cache_dir, raw)
     entries = load(extra_kb, index.get("docs"))
-    if index["fingerprint"] == fingerprint(entries):
+    source = raw  # what the vectors come from
+    if index["fingerprint"] != fingerprint(entries):  # extra entries changed the corpus: refit in plain Python,
+        idf, vectors = fit_vectors(entries)  # same formula
+        source = None
+    else:
         idf, vectors = index["idf"], index["vectors"]
-    else:  # extra entries changed the corpus: refit in plain Python, same formula
-        idf, vectors = fit_vectors(entries)
     cal = index["calibration"]
     return Engine(entries, idf, vectors, Calibration(cal["coef"], cal["intercept"], cal["threshold"]),
-                  index.get("literals"), cache_dir=cache_dir)
+                  index.get("literals"), cache_dir=cache_dir, source=source)

@@ -91,16 +91,39 @@ def test_a_damaged_or_foreign_copy_is_compiled_over(tmp_path, damage):
     (copy,) = _copies(tmp_path)
     import marshal
 
-    build, table = marshal.loads(copy.read_bytes())
+    build, generation, table = marshal.loads(copy.read_bytes())
     if damage == "another build":  # a well-formed copy written by another interpreter build
-        damage = marshal.dumps(("another build", table))
+        damage = marshal.dumps(("another build", generation, table))
     elif damage == "instructions":  # this build's copy, its instruction lists garbled: the engine refuses them
-        damage = marshal.dumps((build, {key: (args[0], [7] * len(args[1]), *args[2:]) for key, args in table.items()}))
+        damage = marshal.dumps((build, generation, {key: (n, (args[0], [7] * len(args[1]), *args[2:]))
+                                                    for key, (n, args) in table.items()}))
     copy.write_bytes(damage)
     used = _run(tmp_path, "import vlkb.analyzer.diagnose", "import vlkb.analyzer.rx as rx", "print(len(rx._used))")
     assert used.strip() == "0"
     assert json.loads(_run(tmp_path, *DIAGNOSE)) == expected
     assert marshal.loads(copy.read_bytes())[0] == sys.version  # written over with this build's
+
+
+def test_a_pattern_no_run_used_for_stale_after_writes_is_dropped(tmp_path):
+    """Each write stamps the patterns its run used; one the last STALE_AFTER writes all passed by (a
+    KB changed since) leaves the copy, one used more recently stays, so the copy stays the size of
+    what the commands use."""
+    import marshal
+
+    _run(tmp_path, *DIAGNOSE)
+    (copy,) = _copies(tmp_path)
+    build, generation, table = marshal.loads(copy.read_bytes())
+    some = next(iter(table.values()))[1]
+    table[("stale pattern", 0)] = (generation + 1 - rx.STALE_AFTER, some)  # unused since STALE_AFTER writes ago
+    table[("recent pattern", 0)] = (generation + 2 - rx.STALE_AFTER, some)  # one write later
+    missing = next(iter(table))  # a pattern the run uses, left out: the run compiles it and writes
+    del table[missing]
+    copy.write_bytes(marshal.dumps((build, generation, table)))
+    _run(tmp_path, *DIAGNOSE)
+    _, written, kept = marshal.loads(copy.read_bytes())
+    assert written == generation + 1
+    assert ("stale pattern", 0) not in kept and kept[("recent pattern", 0)][0] == generation + 2 - rx.STALE_AFTER
+    assert kept[missing][0] == written
 
 
 def test_the_core_imported_as_a_library_writes_nothing(tmp_path):

@@ -136,3 +136,29 @@ def test_the_fitted_index_holds_each_patterns_literals(engine):
         for rule in e.patterns:
             need = required_literals(rule.regex)
             assert stored[rule.regex.pattern] == (sorted(need) if need else None), (e.id, rule.regex.pattern)
+
+
+def test_the_tables_kept_between_runs_are_the_tables_built(engine, tmp_path, monkeypatch):
+    """With a cache folder, the shortlist's tables (champion lists, trigger phrases, required literals)
+    are written once and read back by the next run, named by the index file's bytes and the entries'
+    rules; a copy that cannot be read is built over, and another index gets a copy of its own."""
+    from vlkb.analyzer.shortlist import Shortlist
+    from vlkb.kb.loader import index_path, read_index
+
+    raw = index_path().read_bytes()
+    vectors, literals = engine.matcher.vectors, read_index(index_path())["literals"]
+
+    def tables(s):
+        return s._postings, s._phrase_entries, s.need, s._always, s._literal_entries
+
+    built = tables(Shortlist(engine.entries, vectors, literals))
+    assert tables(Shortlist(engine.entries, vectors, literals, tmp_path, raw)) == built  # built and written
+    (copy,) = tmp_path.glob("shortlist-*.marshal")
+    with monkeypatch.context() as m:
+        m.setattr("vlkb.analyzer.shortlist._tables", lambda *a: pytest.fail("built, not read"))
+        assert tables(Shortlist(engine.entries, vectors, literals, tmp_path, raw)) == built  # read back
+    copy.write_bytes(b"not marshal at all")
+    assert tables(Shortlist(engine.entries, vectors, literals, tmp_path, raw)) == built  # built over
+    assert copy.read_bytes() != b"not marshal at all"
+    Shortlist(engine.entries[1:], vectors, literals, tmp_path, raw)  # other rules: a copy of their own
+    assert len(list(tmp_path.glob("shortlist-*.marshal"))) == 2

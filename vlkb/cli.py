@@ -53,12 +53,10 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """click's list of commands, each lazy one shortened from its stored paragraph, not imported."""
-        from click.utils import make_default_short_help
-
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(map(len, names))
-        rows = [(n, self.commands[n].get_short_help_str(limit) if n in self.commands
-                 else make_default_short_help(LAZY[n][1], limit)) for n in names]
+        rows = [(n, (self.commands.get(n) or click.Command(n, help=LAZY[n][1])).get_short_help_str(limit))
+                for n in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
