@@ -1,7 +1,7 @@
 """Whether a run's reported numbers stopped moving (`frozen`), read from the end of one input as
 progress.py reads it: the training loss at one value step after step, an epoch's losses replayed, a few
-losses met again and again, a language model's loss held at the level of a uniform guess, or the
-evaluation metrics unchanged. A silent entry (training-not-learning) names what this states."""
+losses met again and again, a language model's loss held at the level of a uniform guess, an epoch's
+loss that moves by less than a fifth of a percent over the last epochs, or the evaluation metrics unchanged. A silent entry (training-not-learning) names what this states."""
 from __future__ import annotations
 
 from . import rx
@@ -30,6 +30,14 @@ CHANCE_BAND = (9.0, 13.0)
 CHANCE_STEPS = 10  # reports at least, all in the band
 CHANCE_SPREAD = 0.025  # (max - min) / min over them, at most
 FROZEN_EVALS = 3  # evaluations whose metrics (two at least) are all unchanged
+# An epoch's loss that still moves but by less than PLATEAU_SPREAD of itself over its last PLATEAU_STEPS
+# epochs, three distinct values at least: a learning run's epoch means differ by more (InternVideo2
+# fine-tuned on SSV2: train_loss 4.2232, 4.2235, 4.2231, 4.2219, 4.2211 over five epochs, accuracy at
+# chance). Per-step losses are left out: a large-batch pretraining run's steps can be that close
+# (DiLoCo at 6.9320-6.9332 over six steps) while it learns.
+PLATEAU_STEPS = 5
+PLATEAU_SPREAD = 0.002
+_WHOLE_EPOCH = rx.compile(r"""['"]?\bepoch['"]?\s{0,4}[:=]\s{0,4}\d{1,6}(?![\d.])""")
 
 
 def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
@@ -42,6 +50,7 @@ def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
     FROZEN_EVALS evaluations. Exact repeats of four-digit numbers say the weights were not updated."""
     losses: list[tuple[int, str]] = []  # (line index, value) in order
     evals: list[tuple[int, tuple]] = []  # (line index, ((key, value), ...)) of lines with two metrics or more
+    epochs: list[tuple[int, str]] = []  # the losses of lines that report a whole epoch
     lines = last_lines(tail)
     for i, raw in enumerate(lines):
         if "oss" not in raw and "acc" not in raw and "f1" not in raw:
@@ -54,7 +63,10 @@ def frozen(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | None:
             m = _TRAIN_LOSS.search(head)
             if m and _significant(m.group("value")) >= FROZEN_DIGITS:
                 losses.append((i, m.group("value")))
-    said = _constant(losses) or _replayed(losses) or _recurring(losses) or _chance(losses) or _constant_evals(evals)
+                if _WHOLE_EPOCH.search(head):
+                    epochs.append((i, m.group("value")))
+    said = (_constant(losses) or _replayed(losses) or _recurring(losses) or _chance(losses) or _plateau(epochs)
+            or _constant_evals(evals))
     if said is None:
         return None
     i, text = said
@@ -116,6 +128,21 @@ def _chance(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
         return None
     return losses[-1][0], (f"the training loss stays between {min(values):.2f} and {max(values):.2f} over the last "
                            f"{len(values)} steps it reports, the level of a language model that guesses uniformly")
+
+
+def _plateau(losses: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The last PLATEAU_STEPS epochs' losses or more (FROZEN_WINDOW at most), three distinct values at
+    least, all positive and within PLATEAU_SPREAD of the largest."""
+    values: list[float] = []
+    for _, v in reversed(losses[-FROZEN_WINDOW:]):
+        x = float(v)
+        if x <= 0 or (values and (max(*values, x) - min(*values, x)) / max(*values, x) >= PLATEAU_SPREAD):
+            break
+        values.append(x)
+    if len(values) < PLATEAU_STEPS or len(set(values)) < 3:
+        return None
+    return losses[-1][0], (f"the training loss moves by less than {PLATEAU_SPREAD:.1%} over the last {len(values)} "
+                           f"epochs it reports ({values[-1]:g} to {values[0]:g})")
 
 
 def _constant_evals(evals: list[tuple[int, tuple]]) -> tuple[int, str] | None:
