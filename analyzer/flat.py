@@ -1,7 +1,8 @@
 """Whether a run's reported numbers stopped moving (`frozen`), read from the end of one input as
 progress.py reads it: the training loss at one value step after step, an epoch's losses replayed, a few
 losses met again and again, a language model's loss held at the level of a uniform guess, an epoch's
-loss that moves by less than a fifth of a percent over the last epochs, or the evaluation metrics unchanged. A silent entry (training-not-learning) names what this states."""
+loss that moves by less than a fifth of a percent over the last epochs, or the evaluation metrics
+unchanged. A silent entry (training-not-learning) names what this states."""
 from __future__ import annotations
 
 from . import rx

@@ -85,7 +85,7 @@ def _unit_ok(unit: str) -> bool:
         return True
     words = _WORD.findall(unit) or _CJK.findall(unit)
     if not words:
-        return not any(ch.isalnum() for ch in unit) and len(set(unit) - _RULE_CHARS) >= 1 and len(set(unit.strip())) > 1
+        return not any(ch.isalnum() for ch in unit) and bool(set(unit) - _RULE_CHARS) and len(set(unit.strip())) > 1
     return not all(_DUMP_WORDS.match(w) for w in words)
 
 

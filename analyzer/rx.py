@@ -10,8 +10,9 @@ exactly this interpreter and regex engine (its name holds sys.version and the en
 number), and the engine checks every instruction list it is given. Each pattern in it carries the
 number of the last write whose run used it: one left unused for STALE_AFTER writes (a KB since
 changed, a release upgraded from) is dropped, so the copy holds what the commands use, not every
-pattern a KB ever had (reading 4,000 patterns cost a small log's diagnosis 40 ms). Whatever goes wrong (no copy, a
-copy of another build, an interpreter whose `re` is laid out differently), `compile` is `re.compile`.
+pattern a KB ever had (reading 4,000 patterns cost a small log's diagnosis 40 ms). Whatever goes
+wrong (no copy, a copy of another build, an interpreter whose `re` is laid out differently),
+`compile` is `re.compile`.
 Nothing is written unless a command asks for it (`keep_at_exit`): importing the core as a library
 never writes into the user's home.
 
