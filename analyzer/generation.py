@@ -154,7 +154,7 @@ def degenerate(tail: bytes, path: str, last_lineno: int) -> tuple[Line, str] | N
                              f"{GENERATED} {what} {repeats} times running")
     for (lineno, c), is_bare in zip(rows, bare):
         head = c.text[:SCAN_CHARS]
-        if (not is_bare and c.rank is not None) or _LOG_HEADER.search(head):
+        if c.rank is not None or _LOG_HEADER.search(head):
             continue
         # a Ray actor prefixes what it prints, generated samples too (verl's "(main_task pid=9648) <think>!!!!"):
         # there only a run of one character, text no log line is made of, is read

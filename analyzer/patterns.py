@@ -148,7 +148,7 @@ TRIGGER = rx.compile(
     rb"|Bus error|Floating point exception|Aborted|Fatal Python error|terminate called|size mismatch for"
     rb"|undefined symbol|Failed to import|Exit code: |The actor |Received signal |IOT instruction|Check failure stack"
     rb"|free\(\): |double free or corruption|munmap_chunk\(\): |malloc\(\): |realloc\(\): |corrupted size vs"
-    rb"|corrupted double-linked|malloc_consolidate\(\): |Check failed: |Begin stack trace |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
+    rb"|corrupted double-linked|malloc_consolidate\(\): |Begin stack trace |Failed to connect to GCS|raylet exited|terminated by signal|Process finished with exit code"
     rb"|Loss is |non-finite loss|gradients at all steps are invalid|dumped core\.|FAILED |= FAILURES =|= ERRORS =|nans detected|NaNs detected"
     rb"|Failed to validate prompt|prompt_outputs_failed_validation|\(total: "
     # zsh's job table names the signal in lower case, padded to its column ("[1]    15017 bus error  python3 x.py")
@@ -159,10 +159,13 @@ TRIGGER = rx.compile(
     + rb"|File /|File ~/|File \[/|CUDA SETUP: Problem|most recent call first|<ipython-input-"
     rb"|ERROR|CRITICAL|FATAL"  # a logger's error-level record
     rb"|Terminated|CANCELLED AT |error code is |zsh: |exceeded memory limit|exited with code |errored trials"
-    rb"|status failed cmd|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
-    rb"|An error occurred in MPI_|Weights only load failed|atchdog thread terminated| failed|object': 'error'|object\": \"error\"|object\":\"error\""
+    rb"|command error|can't cd to|can't open |cannot open |cannot create |Syntax error: "
+    # a word before "failed" ("Job failed: {...}", glog's "Check failed: ", "Weights only load failed.",
+    # "Assertion failed: (...)", "run.pl: job failed, log is in", Paddle's "status failed cmd")
+    rb"| failed"
+    rb"|An error occurred in MPI_|atchdog thread terminated|object': 'error'|object\": \"error\"|object\":\"error\""
     rb"|Worker crashed during|Windows fatal exception|Failed - |MaxRuntimeExceeded|non-zero status of|\.py in "
-    rb"|make: |make\[|nvcc fatal|ERROR\] |Assertion failed: |failed, log is in|job failed, log|have died|restarting kernel|kernel process died"
+    rb"|make: |make\[|nvcc fatal|ERROR\] |failed, log is in|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a native crash handler's frames (LLVM's and ROCm's "#94 0x00007ffba032560e (python312.dll+0x6560e)",
     # gdb's "#0  0x00007ffff7a42428 in raise ()"); torch elastic's failure summary ("traceback : To enable ...")

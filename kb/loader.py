@@ -187,12 +187,10 @@ def load_engine(extra_kb: list[str | Path] = (), cache_dir: Path | None = None):
     raw = index_path().read_bytes()
     index = read_index(index_path(), cache_dir, raw)
     entries = load(extra_kb, index.get("docs"))
-    source = raw  # what the vectors come from
-    if index["fingerprint"] != fingerprint(entries):  # extra entries changed the corpus: refit in plain Python,
-        idf, vectors = fit_vectors(entries)  # same formula
-        source = None
-    else:
-        idf, vectors = index["idf"], index["vectors"]
+    if index["fingerprint"] == fingerprint(entries):  # the vectors are the index file's: tables kept are named by it
+        idf, vectors, source = index["idf"], index["vectors"], raw
+    else:  # extra entries changed the corpus: refit in plain Python, same formula
+        (idf, vectors), source = fit_vectors(entries), None
     cal = index["calibration"]
     return Engine(entries, idf, vectors, Calibration(cal["coef"], cal["intercept"], cal["threshold"]),
                   index.get("literals"), cache_dir=cache_dir, source=source)
