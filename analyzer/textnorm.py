@@ -28,7 +28,10 @@ CONTROL = rx.compile(f"[{_C0}\\x80-\\x9f]")
 # GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
 # or give an offset.
 # Buildkite's web view brackets it ("[2024-08-09T08:48:57Z] ERROR 08-09 08:48:57 async_llm_engine.py:61] ...").
-_GHA_TS = rx.compile(r"^\[?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\]?[ \t]")
+# A Kubernetes node's container log file (CRI format: the kubelet's kuberuntime/logs parser reads
+# "<RFC 3339 time> <stdout|stderr> <F|P> <text>", P a partial line) puts the stream and tag after it.
+_GHA_TS = rx.compile(r"^\[?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\]?"
+                     r"(?: std(?:out|err) [FP](?= ))?[ \t]")
 # What wraps a pasted or collected log line before the program's own text, stripped wherever it nests.
 # A Markdown quote of the paste ("> ", "> > "):
 _QUOTE = rx.compile(r"^(?:>[ \t]?)+")

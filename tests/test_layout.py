@@ -59,7 +59,7 @@ def test_a_layout_cuts_text_rank_host_and_time_at_the_offsets_it_learned(seen, r
 
 @settings(max_examples=300, deadline=None)
 @given(prefix=st.sampled_from([b"", b"[rank1]:", b"[default3]: ", b"2: ", b"[1,2]<stderr>:", b"node-1: ",
-                               b"2024-01-01T00:00:00.0000000Z ", b"> ", b"  12 | ", b"(WorkerDict pid=23, ip=10.0.0.3) "]),
+                               b"2024-01-01T00:00:00.0000000Z ", b"2024-01-01T00:00:00.000000000Z stdout F ", b"> ", b"  12 | ", b"(WorkerDict pid=23, ip=10.0.0.3) "]),
        body=st.binary(max_size=60), digits=st.lists(st.integers(0, 9), min_size=1, max_size=8))
 def test_any_line_with_new_digits_cleans_as_in_full(prefix, body, digits):
     raw = prefix + body.replace(b"\n", b" ")

@@ -34,6 +34,7 @@ def _bare(text):
     ("node-1: RuntimeError: x", "RuntimeError: x", None, "node-1"),
     ("worker-0: [rank3]: RuntimeError: x", "RuntimeError: x", "3", "worker-0"),
     ("2024-06-01T10:00:00.1234567Z [rank0]: RuntimeError: x", "RuntimeError: x", "0", None),
+    ("2024-06-01T10:00:00.123456789Z stderr F [rank0]: RuntimeError: x", "RuntimeError: x", "0", None),
     ("\x1b[31mRuntimeError\x1b[0m: x\r\n", "RuntimeError: x", None, None),
     (" 10%|#   | 1/10\r 20%|##  | 2/10\r100%|####| 10/10", "100%|####| 10/10", None, None),
     ("RuntimeError: not a host", "RuntimeError: not a host", None, None),
@@ -50,12 +51,12 @@ def test_canon_drops_numbers_paths_and_parameter_names():
 
 
 @pytest.mark.parametrize("style", ["plain", "torchrun", "default", "srun", "mpirun", "pdsh", "gha", "crlf",
-                                   "quoted", "numbered", "cloud-tab", "compose", "kubectl", "quoted-torchrun",
+                                   "quoted", "numbered", "cloud-tab", "compose", "kubectl", "cri", "quoted-torchrun",
                                    "json-escaped", "json-record"])
 def test_same_diagnosis_under_every_launcher(engine, tmp_path, style):
     """The same real traceback as launchers, CI systems, collectors and a user's paste wrap it: a
     Markdown quote of the paste, a code viewer's line numbers, a cloud export's timestamp and tab,
-    docker compose's and kubectl's prefixes, and a JSON log record that escaped the newlines."""
+    docker compose's and kubectl's prefixes, a Kubernetes node's container log file (CRI), and a JSON log record that escaped the newlines."""
     lines = _bare(GEMINI.text)
     wrap = {
         "plain": lambda l: l, "torchrun": lambda l: f"[rank1]:{l}", "default": lambda l: f"[default1]:{l}",
@@ -63,7 +64,8 @@ def test_same_diagnosis_under_every_launcher(engine, tmp_path, style):
         "gha": lambda l: f"2025-01-01T00:00:00.0000000Z {l}", "crlf": lambda l: l,
         "quoted": lambda l: f"> {l}", "numbered": lambda l: f"{lines.index(l) + 1:5d} | {l}",
         "cloud-tab": lambda l: f"2025-01-01T00:00:00.123+00:00\t{l}", "compose": lambda l: f"trainer-1  | {l}",
-        "kubectl": lambda l: f"[pod/train-worker-0/pytorch] {l}", "quoted-torchrun": lambda l: f"> [rank1]:{l}",
+        "kubectl": lambda l: f"[pod/train-worker-0/pytorch] {l}",
+        "cri": lambda l: f"2025-01-01T00:00:{lines.index(l) % 60:02d}.123456789Z stderr F {l}", "quoted-torchrun": lambda l: f"> [rank1]:{l}",
         "json-escaped": lambda l: l, "json-record": lambda l: l,
     }[style]
     sep = "\r\n" if style == "crlf" else "\n"
