@@ -94,6 +94,9 @@ ERROR_LINE = rx.compile(
     # Apple's frameworks asserting (Metal Performance Shaders under torch's MPS backend; the line may be
     # glued to a tqdm bar): ".../MPSNDArrayGatherND.mm:256: failed assertion `Rank of updates array ...'"
     r"|[\\/][\w+-]{1,100}\.mm:\d{1,6}: failed assertion `"
+    # ggml's assert before it aborts (llama.cpp, Ollama's runner: ".../ggml.c:2718: GGML_ASSERT(ggml_nelements(a) ==
+    # ne0*ne1*ne2) failed", intel/ipex-llm#12707)
+    r"|\bGGML_ASSERT\(.{1,300}\) failed"
     # ComfyUI rejecting a workflow before it runs (execution.py validate_prompt, logged at ERROR but
     # shown bare on its console: "Failed to validate prompt for output 448:", then the reasons)
     # and a node that raised while the workflow ran (execution.py: "!!! Exception during processing !!! <message>")

@@ -13,13 +13,28 @@ from . import rx
 
 # ---- tracebacks ------------------------------------------------------------------------------
 TRACEBACK = rx.compile(r"Traceback \(most recent call last\)")
+
+
+def _any_prefix(text: str) -> str:
+    """A regex for any beginning of `text`, the empty one included."""
+    out = ""
+    for ch in reversed(text):
+        out = f"(?:{re.escape(ch)}{out})?"
+    return out
+
+
+# the header cut off where the excerpt or the log ends ("  0%|   | 0/769 [00:00<?, ?it/s]Traceback (most r",
+# unslothai/unsloth#1060): something raised, though nothing of it is left
+CUT_TRACEBACK = rx.compile(r"Traceback \(most" + _any_prefix(" recent call last)") + r"\s*$")
 # torch re-raising a worker's exception (DataLoader workers, DataParallel replicas: "RuntimeError: Caught
 # KeyError in DataLoader worker process 0." then this line and the worker's own traceback): the
 # worker's exception, last in the chain, is the failure
 ORIGINAL_TRACEBACK = rx.compile(r"^\s{0,8}Original Traceback \(most recent call last\):")
 # The function is at most five words (a name, "<module>", a logger's suffix): a lazy `.*?` before `\s*$`
 # retried the trailing spaces at each character (10 s for a frame line of 64 KB of spaces and a word).
-FRAME = rx.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in ?(?P<func>\S{0,300}(?: \S{1,300}){0,4}))?\s*$')
+# faulthandler's dump after a fatal signal writes no comma ('  File "x.py", line 1747 in _call_impl'): its
+# frames, innermost first, are read as a traceback's when its header was cut (afruizh/TreeEyed#9).
+FRAME = rx.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:,? in ?(?P<func>\S{0,300}(?: \S{1,300}){0,4}))?\s*$')
 # a traceback's indented source line that raises, behind a logger's prefix when the traceback was logged
 # ("ERROR 11-18 18:07:28 engine.py:366]     raise ValueError("No available memory ...")"): it quotes
 # the message of the exception line that follows, it is not a failure of its own
@@ -168,8 +183,9 @@ TRIGGER = rx.compile(
     rb"|make: |make\[|nvcc fatal|ERROR\] |failed, log is in|have died|restarting kernel|kernel process died"
     rb"|frame #|: in "  # a C++ backtrace's frames, pytest's ("trainer.py:768: in fit")
     # a native crash handler's frames (LLVM's and ROCm's "#94 0x00007ffba032560e (python312.dll+0x6560e)",
-    # gdb's "#0  0x00007ffff7a42428 in raise ()"); torch elastic's failure summary ("traceback : To enable ...")
-    rb"| 0x00007f|To enable traceback see: "
+    # gdb's "#0  0x00007ffff7a42428 in raise ()", glibc's "libstdc++.so.6(+0xaa37c) [0x7f82978cf37c]"); torch
+    # elastic's failure summary ("traceback : To enable ...")
+    rb"| 0x00007f|\) \[0x|To enable traceback see: "
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"
     rb"|train_loss|avr_loss=0\]|avr_loss=0\.0\]"

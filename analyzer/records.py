@@ -45,6 +45,7 @@ class RecordParser(RecordStarts, RecordStates):
         self._in_record = Memo()  # text -> failure kind ("" for none) of a line inside a traceback
         self._timeless = Memo()  # the heads of lines that state no time (a traceback's lines repeat on every rank)
         self._frame_lines = Memo()  # text -> what it is among a traceback's frames (recordstates._frame_line)
+        self._dumped: set = set()  # streams whose faulthandler dump began: its frames are the signal's, not a traceback's
         self._clock: dict[tuple, str] = {}  # stream -> the last time a line of it stated
         self.cut_lines = 0  # lines longer than MAX_KEPT_CHARS, kept shortened
         self.cut_frames = 0  # frames dropped from the middle of tracebacks longer than MAX_FRAMES

@@ -54,14 +54,20 @@ class RecordStarts:
                 return self._classify(line, key)
             self._texts.remember(line.text, known)
         if known:
-            return self._emit(self._stamped(Incident(kind=known, lines=[line], ranks=L.ranks(line))))
+            return self._emit(self._stamped(self._signalled(Incident(kind=known, lines=[line], ranks=L.ranks(line)))))
         return NOTHING
+
+    def _signalled(self, inc: Incident) -> Incident:
+        """`inc`, noting the stream whose faulthandler dump it starts (a thread's header)."""
+        if inc.kind == "signal" and "(most recent call first)" in inc.first.text:
+            self._dumped.add(inc.first.stream)
+        return inc
 
     def _classify(self, line: Line, key: str) -> Incident | str | None:
         """`key`: the line's template, under which a one-line outcome is remembered."""
         full = line.text
         text = full[:CLASSIFY_CHARS]
-        found = P.TRACEBACK.search(text)
+        found = P.TRACEBACK.search(text) or ("Traceback (most" in text and P.CUT_TRACEBACK.search(text)) or None
         if found and 'File "' in full[found.end():]:  # a flattened traceback, read from its first 64 KB
             return self._flattened(line, full[found.end():found.end() + 16 * CLASSIFY_CHARS])
         if not found and text.lstrip().startswith('File "') and len(P.FLAT_FRAME.findall(text, 0, 2048)) >= 2:
@@ -83,9 +89,14 @@ class RecordStarts:
             inc = Incident(kind="traceback", lines=[line], frames=[L.frame(m)], ranks=L.ranks(line))
             self._open[line.stream] = OpenRecord(inc, "frames", in_box=True)
             return
-        if P.frame_match(text):  # frames whose "Traceback" header the excerpt or interleaving lost
+        m = P.frame_match(text)
+        if m:  # frames whose "Traceback" header the excerpt or interleaving lost
             inc = Incident(kind="traceback", lines=[], ranks=L.ranks(line))
-            self._open[line.stream] = op = OpenRecord(inc, "frames")
+            # faulthandler's frames (no comma before "in": P.FRAME) come innermost first
+            faulthandler = m.re is P.FRAME and m.group("func") is not None and text[m.end("line")] != ","
+            if faulthandler and line.stream in self._dumped:
+                return NOTHING  # a thread's frames in the dump its header began
+            self._open[line.stream] = op = OpenRecord(inc, "frames", innermost_first=faulthandler)
             self._in_frames(op, line)
             return
         m = P.DEBUGGER_EXC.match(text)
@@ -121,7 +132,7 @@ class RecordStarts:
             kind = None  # a logged error the KB knows by its words is read as the error it states
         if kind:
             self._memo.remember(key, kind)
-            return self._emit(self._stamped(Incident(kind=kind, lines=[line], ranks=L.ranks(line))))
+            return self._emit(self._stamped(self._signalled(Incident(kind=kind, lines=[line], ranks=L.ranks(line)))))
         if self._signature is not None and self._signature.search(text) and not P.RAISE_LINE.match(text):
             inc = Incident(kind="error", lines=[line], ranks=L.ranks(line), chain=[Exc(None, full.strip(), line)])
             self._open[line.stream] = OpenRecord(inc, "message")

@@ -85,6 +85,9 @@ STANDALONE = [
         # a native crash handler's stack, of which a paste may keep only the tail: LLVM's and ROCm's
         # ("#94 0x00007ffba032560e (E:\Program Files\Python312\python312.dll+0x6560e)"), gdb's ("#0  0x00007ffff7a42428 in raise ()")
         r"|^#\d{1,4} {1,3}0x00007f[0-9a-f]{6,10} (?:\(|in )"
+        # glibc's backtrace_symbols, which crash handlers print frame by frame ("/usr/lib/x86_64-linux-gnu/
+        # libstdc++.so.6(+0xaa37c) [0x7f82978cf37c]", behind a Ray actor's prefix: alibaba/ChatLearn#175)
+        r"|(?:^|\s)/[^\s()]{1,400}\.so(?:\.\d{1,4}){0,3}\([\w@.]{0,200}\+0x[0-9a-f]{1,16}\) ?\[0x[0-9a-f]{4,16}\]"
     )),
     # launchers reporting that a child failed (cascade unless nothing else explains it)
     ("launcher", rx.compile(

@@ -25,11 +25,9 @@ _SGR_REMNANT = rx.compile(r"\[(?:\d{1,3};){0,4}\d{1,3}m")
 _C0 = r"\x00-\x08\x0b-\x1f\x7f"
 CONTROL_C0 = f"[{_C0}]"
 CONTROL = rx.compile(f"[{_C0}\\x80-\\x9f]")
-# GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it
-# or give an offset.
-# Buildkite's web view brackets it ("[2024-08-09T08:48:57Z] ERROR 08-09 08:48:57 async_llm_engine.py:61] ...").
-# A Kubernetes node's container log file (CRI format: the kubelet's kuberuntime/logs parser reads
-# "<RFC 3339 time> <stdout|stderr> <F|P> <text>", P a partial line) puts the stream and tag after it.
+# GitHub Actions prefixes every line with an ISO timestamp in UTC; cloud log exports put a tab after it or give
+# an offset; Buildkite's web view brackets it ("[2024-08-09T08:48:57Z] ERROR 08-09 08:48:57 ..."); a Kubernetes
+# node's container log file (CRI, the kubelet's kuberuntime/logs) puts "<stdout|stderr> <F|P>" after it.
 _GHA_TS = rx.compile(r"^\[?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\]?"
                      r"(?: std(?:out|err) [FP](?= ))?[ \t]")
 # What wraps a pasted or collected log line before the program's own text, stripped wherever it nests.
@@ -40,12 +38,11 @@ _QUOTE = rx.compile(r"^(?:>[ \t]?)+")
 # "08/01/2023 16:20:22 - INFO - __main__ - ":
 _LOG_TS = rx.compile(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)\]?(?: - [A-Z]{4,8} -)? "
                      r"|^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d) - [A-Z]{4,8} - [\w.]{1,100} - ")
-# A code viewer's line number ("  42 | "), and Kaggle's log export: the seconds since the kernel
-# started and the line's number, tab-separated ("447.5s\t314\tGPU = Tesla P100-PCIE-16GB.", "_447.3s\t313\t"):
-# An editor's gutter without a bar, or a bar without a number (Buildkite's web view: "  | File ..."),
-# read off only before what a traceback prints (its header, a frame, an indented source line, an
-# exception), so a number that starts a log line is never taken for one
-# ("  3   File \"<frozen runpy>\", line 198, in _run_module_as_main", axolotl-ai-cloud/axolotl#1597).
+# A code viewer's line number ("  42 | "), and Kaggle's log export: the seconds since the kernel started and
+# the line's number, tab-separated ("447.5s\t314\tGPU = Tesla P100-PCIE-16GB.", "_447.3s\t313\t"). An editor's
+# gutter without a bar, or a bar without a number (Buildkite's web view: "  | File ..."), read off only before
+# what a traceback prints (its header, a frame, an indented source line, an exception), so a number that starts
+# a log line is never taken for one ("  3   File \"<frozen runpy>\", line 198, in ...", axolotl-ai-cloud/axolotl#1597).
 _LINENO = rx.compile(r"^ {0,6}\d{1,7} \| |^_?\d{1,7}(?:\.\d{1,3})?s\t\d{1,7}\t"
                      r"|^ {0,6}(?:\d{1,6}|\|) (?= {0,5}File \"| {2,}\S| {0,3}Traceback \(most|[A-Za-z_][\w.]{0,100}(?:Error|Exception)\b)")
 # A frame line as a job-log viewer escapes it CSV-style (lm-sys/FastChat#1100: '[INFO] [Driver] File

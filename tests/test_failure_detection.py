@@ -298,6 +298,10 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     "Failed #id 17556704: <class 'Exception'> {'object': 'error', 'message': 'Internal Server Error', 'code': 50001}",
     # llama.cpp's CLIP loader through LocalAI's debug log (field case minicpm-v-114)
     "8:31PM DBG GRPC(minicpm-v2-f16.gguf-127.0.0.1:33079): stderr clip_model_load: failed to load vision model tensors",
+    # ggml's assert under Ollama's runner (field case ipex-llm-12707), glibc's backtrace_symbols frames of a
+    # crash handler behind a Ray actor's prefix (field case chatlearn-175)
+    "GGML_ASSERT(ggml_nelements(a) == ne0*ne1*ne2) failed",
+    "(PolicyReference pid=2416, ip=10.66.164.60) /usr/lib/x86_64-linux-gnu/libstdc++.so.6(+0xaa37c) [0x7f82978cf37c]",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
@@ -419,6 +423,10 @@ CUT_SHAPES = {
     "longer prefix on the header": ("sglang-2037.log", "2024-11-14T22:16:37.097121828Z 2024-11-14 22:16:37,096 - sglang - INFO - [", 2),
     # an editor's line numbers before every line, the header glued to a tqdm bar
     "editor gutter": ("axolotl-1597.log", " 2   0%|", 3),
+    # the header itself cut mid-word after a tqdm bar
+    "cut header": ("unsloth-1060.log", "wandb: WARNING The `run_name`", 1),
+    # faulthandler's frames (innermost first, no comma before "in"), its fatal-error header cut off
+    "faulthandler frames": ("treeeyed-9.log", '  File "C:', 4),
 }
 
 
@@ -433,6 +441,21 @@ def test_a_failure_cut_before_its_exception_is_never_clean(engine, tmp_path, sha
     excerpt = "\n".join(["Loading checkpoint shards: 100%", *lines[at:at + n]]) + "\n"
     d = engine.diagnose([str(_write(tmp_path, "cut.log", excerpt))])
     assert d.verdict != "clean" and d.root is not None and d.root.first.lineno >= 2
+
+
+def test_faulthandlers_frames_are_read_innermost_first_and_stay_the_dumps(engine, tmp_path):
+    """faulthandler lists a thread's frames innermost first: cut from their header they are a traceback
+    whose last frame is the first listed; behind "Current thread 0x... (most recent call first):" they
+    are the dump's, and the fatal error above it stays the root (the signal-sigsegv fixtures)."""
+    frames = ['  File "/env/torch/nn/modules/module.py", line 1747 in _call_impl',
+              '  File "/plugins/tree_eyed/hrch/models/backbone.py", line 909 in forward',
+              '  File "/env/torch/nn/modules/module.py", line 1736 in _wrapped_call_impl']
+    d = engine.diagnose([str(_write(tmp_path, "cut.log", "\n".join(frames) + "\n"))])
+    assert d.verdict == "unknown" and [f.func for f in d.root.frames] == ["_wrapped_call_impl", "forward", "_call_impl"]
+    dump = ["Fatal Python error: Segmentation fault", "", "Current thread 0x00007f58548cf700 (most recent call first):",
+            *frames]
+    d = engine.diagnose([str(_write(tmp_path, "dump.log", "\n".join(dump) + "\n"))])
+    assert d.named.entry.id == "signal-sigsegv" and not [i for i in d.incidents if i.kind == "traceback"]
 
 
 def test_a_cut_cpp_backtrace_yields_to_the_abort_that_ends_it(engine):
