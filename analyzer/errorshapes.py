@@ -118,6 +118,8 @@ ERROR_LINE = rx.compile(
     # a notebook's kernel died under the run (Jupyter's "The kernel for x.ipynb appears to have died",
     # its restarter's "restarting kernel (1/5)", VS Code's "Disposing session as kernel process died")
     r"|appears to have died\. It will restart automatically|KernelRestarter: restarting kernel \(\d"
+    # VS Code's notebook when its kernel process died (vscode-jupyter, older releases "in the the current cell")
+    r"|The Kernel crashed while executing code in the (?:the )?current cell"
     r"|Disposing session as kernel process died"
     # RLlib's trainer when a rollout worker died, before it re-raises (logged at WARNING, or INFO in
     # older releases): "Worker crashed during call to `step_attempt()`"

@@ -185,7 +185,8 @@ TRIGGER = rx.compile(
     # a native crash handler's frames (LLVM's and ROCm's "#94 0x00007ffba032560e (python312.dll+0x6560e)",
     # gdb's "#0  0x00007ffff7a42428 in raise ()", glibc's "libstdc++.so.6(+0xaa37c) [0x7f82978cf37c]"); torch
     # elastic's failure summary ("traceback : To enable ...")
-    rb"| 0x00007f|\) \[0x|To enable traceback see: "
+    rb"| 0x00007f|\) \[0x|To enable traceback see: |libc\+\+abi|signal: killed|exit code 137|exit status 137"
+    rb"|Kernel crashed while"
     # a loss of exactly zero, never every metric line whose loss starts with "0." (a hot path)
     rb"|loss': 0\.0,|loss': 0\.0\}|loss': 0,|loss': 0\}|loss\": 0\.0,|loss\": 0\.0\}|loss\": 0,|loss\": 0\}"
     rb"|train_loss|avr_loss=0\]|avr_loss=0\.0\]"

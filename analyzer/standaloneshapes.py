@@ -54,6 +54,12 @@ STANDALONE = [
         r"|^\[\d{1,4}\] {1,8}[+-]? {0,8}\d{1,9} {1,8}(?:killed|abort|IOT instruction|segmentation fault|bus error"
         r"|illegal hardware instruction|floating point exception|trace trap)(?: \(core dumped\))? "
         r"|^\*\*\* Received signal \d{1,2} \*\*\*"
+        # macOS's C++ runtime aborting on an uncaught exception (LLVM libc++abi: "libc++abi: terminating due to
+        # uncaught exception of type std::runtime_error: ..."); Go's exec naming a child killed by SIGKILL
+        # (Ollama: "llama runner process has terminated: signal: killed"); 128 + 9 as an exit status (docker,
+        # kubectl, CI runners); gunicorn's arbiter killing a worker ("Worker (pid:41) was sent SIGKILL!")
+        r"|^libc\+\+abi(?:\.dylib)?: terminating (?:due to|with) uncaught exception of type |\bsignal: killed\b"
+        r"|\bexit (?:code|status) 137\b|\bWorker \(pid:\d{1,10}\) was sent SIGKILL!"
         # the fish shell's notice ("fish: 'python3 AirDoS.py' terminated by signal SIGABRT (Abort)"); an
         # IDE's console after a death by signal or a Windows crash code ("Process finished with exit code
         # 134 (interrupted by signal 6: SIGABRT)", "... -1073740791 (0xC0000409)", zh_CN "进程已结束,退出代码-1073740940")

@@ -302,6 +302,12 @@ def test_wide_encodings_with_a_bom_read_as_utf8(engine, tmp_path, encoding, bom)
     # crash handler behind a Ray actor's prefix (field case chatlearn-175)
     "GGML_ASSERT(ggml_nelements(a) == ne0*ne1*ne2) failed",
     "(PolicyReference pid=2416, ip=10.66.164.60) /usr/lib/x86_64-linux-gnu/libstdc++.so.6(+0xaa37c) [0x7f82978cf37c]",
+    # macOS's C++ runtime on an uncaught exception (ggml-org/llama.cpp#11749), Go's exec naming a SIGKILLed
+    # child (Ollama's runner), kubectl's status of a SIGKILLed command, VS Code's notebook when its kernel died
+    "libc++abi: terminating due to uncaught exception of type std::out_of_range: vector",
+    'Ollama server error: {"error":"llama runner process has terminated: signal: killed"}',
+    "command terminated with exit code 137",
+    "The Kernel crashed while executing code in the current cell or a previous cell. ",
 ])
 def test_a_visible_failure_is_never_clean(engine, tmp_path, line):
     d = engine.diagnose([str(_write(tmp_path, "one.log", "Loading checkpoint shards: 100%\n" + line + "\n"))])
