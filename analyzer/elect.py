@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import defining, rx
 from .errorshapes import BUILD_ERROR, GLIBC_HEAP, HYDRA_JOB, STATED_FAILED
 from .model import Incident
-from .patterns import CPP_FRAME
+from .patterns import CPP_FRAME, FAULT_FRAME, LIBCXXABI
 from .standaloneshapes import NCCL
 
 # Exceptions and messages that follow another failure rather than cause one (torch.multiprocessing.spawn's
@@ -114,10 +114,13 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 5
         elif klass == 0 and inc.truncated:
             # a header alone, or cut in its first frame after a rank died (torchrun logs the exit line, then
-            # raises ChildFailedError), says only that something raised: what the log states elsewhere says more
-            klass = 3 if inc.header_only or (not inc.frames and _after(died, inc)) else 1
-        elif klass == 0 and inc.exception is None and _detail_follows(inc.first.text):
-            klass = 3
+            # raises ChildFailedError), says only that something raised: what the log states elsewhere says more;
+            # so do faulthandler's frames whose header was cut, which a fatal signal's notice may state
+            after_death = not inc.frames and _after(died, inc)
+            klass = 3 if inc.header_only or after_death or FAULT_FRAME.match(inc.first.text) else 1
+        elif (klass == 0 and inc.exception is None and _detail_follows(inc.first.text)) or (
+                inc.kind == "signal" and LIBCXXABI.match(inc.first.text)):
+            klass = 3  # a libc++abi terminate: the abort notice after it, if any, is the same failure named
         # on the rank the launcher names as the first to fail, or on no rank the log tells: a line
         # without a rank prefix may be any rank's, and is not put behind the named rank's cascade
         named = 0 if root_rank is not None and (_has_rank(inc, root_rank) or not inc.ranks) else 1

@@ -35,6 +35,9 @@ ORIGINAL_TRACEBACK = rx.compile(r"^\s{0,8}Original Traceback \(most recent call 
 # faulthandler's dump after a fatal signal writes no comma ('  File "x.py", line 1747 in _call_impl'): its
 # frames, innermost first, are read as a traceback's when its header was cut (afruizh/TreeEyed#9).
 FRAME = rx.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:,? in ?(?P<func>\S{0,300}(?: \S{1,300}){0,4}))?\s*$')
+FAULT_FRAME = rx.compile(r'^\s*File "[^"]{1,4000}", line \d{1,7} in \S')  # faulthandler's, innermost first
+# macOS's C++ runtime on an uncaught exception, before the abort notice (LLVM libc++abi)
+LIBCXXABI = rx.compile(r"^libc\+\+abi(?:\.dylib)?: terminating (?:due to|with) uncaught exception of type ")
 # a traceback's indented source line that raises, behind a logger's prefix when the traceback was logged
 # ("ERROR 11-18 18:07:28 engine.py:366]     raise ValueError("No available memory ...")"): it quotes
 # the message of the exception line that follows, it is not a failure of its own

@@ -40,6 +40,7 @@ class OpenRecord:
     # columns the whole traceback is indented by, read off its first frame (Python puts two spaces
     # before "File"): a traceback logged or quoted indented states its exception that far in
     indent: int = 0
+    dump: bool = False  # faulthandler's frames (no source lines under them)
 
 
 class RecordStarts:
@@ -92,11 +93,10 @@ class RecordStarts:
         m = P.frame_match(text)
         if m:  # frames whose "Traceback" header the excerpt or interleaving lost
             inc = Incident(kind="traceback", lines=[], ranks=L.ranks(line))
-            # faulthandler's frames (no comma before "in": P.FRAME) come innermost first
-            faulthandler = m.re is P.FRAME and m.group("func") is not None and text[m.end("line")] != ","
+            faulthandler = P.FAULT_FRAME.match(text) is not None  # its frames come innermost first
             if faulthandler and line.stream in self._dumped:
                 return NOTHING  # a thread's frames in the dump its header began
-            self._open[line.stream] = op = OpenRecord(inc, "frames", innermost_first=faulthandler)
+            self._open[line.stream] = op = OpenRecord(inc, "frames", innermost_first=faulthandler, dump=faulthandler)
             self._in_frames(op, line)
             return
         m = P.DEBUGGER_EXC.match(text)
@@ -128,8 +128,9 @@ class RecordStarts:
             self._open[line.stream] = OpenRecord(inc, "message")
             return
         kind = standalone_kind(text[:STANDALONE_CHARS], warnings=True)
-        if kind == "logged" and self._signature is not None and self._signature.search(text):
-            kind = None  # a logged error the KB knows by its words is read as the error it states
+        if (kind == "logged" or (kind == "signal" and P.LIBCXXABI.match(text))) and self._signature is not None \
+                and self._signature.search(text):
+            kind = None  # a logged error or a C++ exception the KB knows by its words is read as the error it states
         if kind:
             self._memo.remember(key, kind)
             return self._emit(self._stamped(self._signalled(Incident(kind=kind, lines=[line], ranks=L.ranks(line)))))

@@ -110,6 +110,9 @@ class RecordStates:
         if (inc.frames or op.ipython or plain_header) and (P.RECORD_START.match(text) or self._failure_kind(text)):
             self._finish(op)  # the process stopped mid-traceback, or the excerpt did
             return False
+        if op.dump and text.strip():  # faulthandler writes no source lines: its dump ended
+            self._finish(op)
+            return False
         self._add(op, line)  # source lines, carets, "[Previous line repeated N more times]"
         return True
 
@@ -120,8 +123,8 @@ class RecordStates:
         if self._gap_ends(op):
             return False
         inc = op.incident
-        if (inc.frames or op.ipython or not op.in_box) and self._failure_kind(line.text):
-            self._finish(op)
+        if op.dump or ((inc.frames or op.ipython or not op.in_box) and self._failure_kind(line.text)):
+            self._finish(op)  # (faulthandler writes no source lines: a line that could be one ends its dump)
             return False
         self._add(op, line)
         return True

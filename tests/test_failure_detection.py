@@ -464,6 +464,19 @@ def test_faulthandlers_frames_are_read_innermost_first_and_stay_the_dumps(engine
     assert d.named.entry.id == "signal-sigsegv" and not [i for i in d.incidents if i.kind == "traceback"]
 
 
+def test_a_terminate_and_frames_a_fatal_signal_left_yield_to_its_notice(engine, tmp_path):
+    """libc++abi's terminate (macOS) and faulthandler's frames whose header was cut come from a fatal
+    signal: the notice that names it (zsh's, bash's, "Abort trap: 6") is the root, as it was before
+    either was read; alone, each is still a failure."""
+    terminate = "libc++abi: terminating due to uncaught exception of type std::out_of_range: vector"
+    frames = '  File "/x/backbone.py", line 909 in forward\n  File "/x/train.py", line 12 in <module>'
+    for first in (terminate, frames):
+        d = engine.diagnose([str(_write(tmp_path, "abort.log", first + "\n\nAbort trap: 6\n"))])
+        assert d.named.entry.id == "signal-sigabrt" and d.root.first.text == "Abort trap: 6"
+        d = engine.diagnose([str(_write(tmp_path, "alone.log", first + "\n"))])
+        assert d.verdict == "unknown" and d.root.first.lineno == 1
+
+
 def test_a_cut_cpp_backtrace_yields_to_the_abort_that_ends_it(engine):
     """c10's frames cut before their message say where, not what: the abort after them is the root."""
     d = engine.diagnose([str(shipped_dir() / "signal-sigabrt" / "signal-sigabrt.pos-obbdetection-frames-aborted.log")])
