@@ -120,7 +120,7 @@ def elect(incidents: list[Incident]) -> list[Incident]:
             klass = 3 if inc.header_only or after_death or FAULT_FRAME.match(inc.first.text) else 1
         elif (klass == 0 and inc.exception is None and _detail_follows(inc.first.text)) or (
                 inc.kind == "signal" and LIBCXXABI.match(inc.first.text)):
-            klass = 3  # a libc++abi terminate: the abort notice after it, if any, is the same failure named
+            klass = 3  # says where or that; a libc++abi terminate's abort notice after it names the same failure
         # on the rank the launcher names as the first to fail, or on no rank the log tells: a line
         # without a rank prefix may be any rank's, and is not put behind the named rank's cascade
         named = 0 if root_rank is not None and (_has_rank(inc, root_rank) or not inc.ranks) else 1

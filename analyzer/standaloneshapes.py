@@ -10,6 +10,7 @@ numbers or paths; a pattern that is not obvious says which program prints it.
 
 from . import rx
 from .errorshapes import ERROR_LINE, ERROR_LINE_NO_LITERAL
+from .patterns import LIBCXXABI
 
 # an IDE's run console when the process ended, in English and zh_CN (PyCharm: "Process finished with exit
 # code 1", "进程已结束,退出代码-1073740940 (0xC0000374)"); the code follows
@@ -58,7 +59,7 @@ STANDALONE = [
         # uncaught exception of type std::runtime_error: ..."); Go's exec naming a child killed by SIGKILL
         # (Ollama: "llama runner process has terminated: signal: killed"); 128 + 9 as an exit status (docker,
         # kubectl, CI runners); gunicorn's arbiter killing a worker ("Worker (pid:41) was sent SIGKILL!")
-        r"|^libc\+\+abi(?:\.dylib)?: terminating (?:due to|with) uncaught exception of type |\bsignal: killed\b"
+        r"|" + LIBCXXABI.pattern + r"|\bsignal: killed\b"
         r"|\bexit (?:code|status) 137\b|\bWorker \(pid:\d{1,10}\) was sent SIGKILL!"
         # the fish shell's notice ("fish: 'python3 AirDoS.py' terminated by signal SIGABRT (Abort)"); an
         # IDE's console after a death by signal or a Windows crash code ("Process finished with exit code
