@@ -115,9 +115,11 @@ def elect(incidents: list[Incident]) -> list[Incident]:
         elif klass == 0 and inc.truncated:
             # a header alone, or cut in its first frame after a rank died (torchrun logs the exit line, then
             # raises ChildFailedError), says only that something raised: what the log states elsewhere says more;
-            # so do faulthandler's frames whose header was cut, which a fatal signal's notice may state
+            # so do faulthandler's frames (a dump whose header was cut, or put under a traceback's header by a
+            # report's excerpt), which a fatal signal's notice may state
             after_death = not inc.frames and _after(died, inc)
-            klass = 3 if inc.header_only or after_death or FAULT_FRAME.match(inc.first.text) else 1
+            dumped = any(FAULT_FRAME.match(line.text) for line in inc.lines[:3])
+            klass = 3 if inc.header_only or after_death or dumped else 1
         elif (klass == 0 and inc.exception is None and _detail_follows(inc.first.text)) or (
                 inc.kind == "signal" and LIBCXXABI.match(inc.first.text)):
             klass = 3  # says where or that; a libc++abi terminate's abort notice after it names the same failure

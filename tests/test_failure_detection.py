@@ -470,6 +470,11 @@ def test_a_terminate_and_frames_a_fatal_signal_left_yield_to_its_notice(engine, 
     either was read; alone, each is still a failure."""
     terminate = "libc++abi: terminating due to uncaught exception of type std::out_of_range: vector"
     frames = '  File "/x/backbone.py", line 909 in forward\n  File "/x/train.py", line 12 in <module>'
+    # a public report's record puts a traceback's header over the dump's frames (vllm-project/vllm#6783)
+    headed = ('Traceback (most recent call last):\n  File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/'
+              'device_communicators/pynccl_wrapper.py", line 257 in ncclAllReduce\n'
+              "(RayWorkerWrapper pid=24036) Fatal Python error: Segmentation fault\n")
+    assert engine.diagnose([str(_write(tmp_path, "headed.log", headed))]).named.entry.id == "signal-sigsegv"
     for first in (terminate, frames):
         d = engine.diagnose([str(_write(tmp_path, "abort.log", first + "\n\nAbort trap: 6\n"))])
         assert d.named.entry.id == "signal-sigabrt" and d.root.first.text == "Abort trap: 6"
